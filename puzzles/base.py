@@ -1,0 +1,97 @@
+"""The one interface every game implements.
+
+Modelled on OpenSpiel's game/state API and Simon Tatham's backend interface: a
+game is fully described by its name and a seed; states and actions are plain
+JSON values; the engine is pure (state in, new state out) and deterministic.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import Any
+
+from puzzles.rng import validate_seed
+
+State = dict[str, Any]
+Action = Any  # a plain JSON value: dict, list, str, int, bool or None
+
+
+class IllegalAction(Exception):  # noqa: N818 - the public contract fixes this name
+    """An action that the rules do not allow here.
+
+    `reason` names the rule broken; `index` is the position of the action in a
+    replayed run (None when a single action was applied).
+    """
+
+    def __init__(self, reason: str, index: int | None = None) -> None:
+        super().__init__(reason if index is None else f"action {index}: {reason}")
+        self.reason = reason
+        self.index = index
+
+
+class Game(ABC):
+    """A seeded solitaire: the rules engine of one game.
+
+    Subclasses implement `_new_game`, `legal_actions`, `_apply`, `is_over`,
+    `score`, `tiebreak` and `view`; validation of seeds and of the game being
+    over, and replay, are shared here.
+    """
+
+    name: str
+    rules_version: str
+    title: str
+    # No legal run is longer than this many actions (the service refuses longer runs).
+    max_actions: int
+
+    def new_game(self, seed: str) -> State:
+        """The start state of the seed (ValueError for an invalid seed)."""
+        return self._new_game(validate_seed(seed))
+
+    def apply(self, state: State, action: Action) -> State:
+        """A new state after action; the given state is never changed.
+
+        Raises IllegalAction naming the rule when the action is not legal.
+        """
+        if self.is_over(state):
+            raise IllegalAction("the game is over: no further action is legal")
+        return self._apply(state, action)
+
+    def replay(self, seed: str, actions: Iterable[Action]) -> State:
+        """The state after applying actions in order from the seed's start."""
+        state = self.new_game(seed)
+        for index, action in enumerate(actions):
+            try:
+                state = self.apply(state, action)
+            except IllegalAction as error:
+                raise IllegalAction(error.reason, index) from None
+        return state
+
+    def is_finished(self, state: State) -> bool:
+        """True when the run is over and reached the finish (so it has a score)."""
+        return self.score(state) is not None
+
+    @abstractmethod
+    def _new_game(self, seed: str) -> State: ...
+
+    @abstractmethod
+    def _apply(self, state: State, action: Action) -> State: ...
+
+    @abstractmethod
+    def legal_actions(self, state: State) -> list[Action]:
+        """Every legal action, in a stable order; empty exactly when the game is over."""
+
+    @abstractmethod
+    def is_over(self, state: State) -> bool: ...
+
+    @abstractmethod
+    def score(self, state: State) -> int | None:
+        """The score of a finished run; None while running or when it ended unfinished."""
+
+    @abstractmethod
+    def tiebreak(self, state: State) -> int:
+        """The tie-break of the run so far, higher is better."""
+
+    @abstractmethod
+    def view(self, state: State) -> dict[str, Any]:
+        """What the player may see now: no undrawn card, no die not yet rolled."""
