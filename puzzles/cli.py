@@ -1,0 +1,127 @@
+"""Command-line access to the engines: `rally legal`, `rally replay`, `rally play`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from puzzles import GAMES, Game, IllegalAction, get_game
+
+EXIT_BAD_INPUT = 2
+
+
+def fail(message: str, as_json: bool, **fields: Any) -> NoReturn:
+    """Report an error (as JSON on stdout when asked) and exit with status 2."""
+    if as_json:
+        click.echo(json.dumps({"error": message, **fields}))
+    else:
+        click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def load_game_and_seed(game_name: str, seed: str, as_json: bool) -> Game:
+    try:
+        game = get_game(game_name)
+        game.new_game(seed)
+    except KeyError as error:
+        fail(error.args[0], as_json)
+    except ValueError as error:
+        fail(str(error), as_json)
+    return game
+
+
+def read_actions(stream: Any, as_json: bool) -> list[Any]:
+    try:
+        actions = json.load(stream)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        fail(f"FILE is not valid JSON: {error}", as_json)
+    if not isinstance(actions, list):
+        fail("FILE must hold a JSON list of actions", as_json)
+    return actions
+
+
+def replay_or_fail(game: Game, seed: str, actions: list[Any], as_json: bool) -> dict[str, Any]:
+    try:
+        return game.replay(seed, actions)
+    except IllegalAction as error:
+        fail("illegal action", as_json, index=error.index, reason=error.reason)
+
+
+def replay_summary(game: Game, state: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "score": game.score(state),
+        "tiebreak": game.tiebreak(state),
+        "finished": game.is_finished(state),
+        "over": game.is_over(state),
+    }
+
+
+game_argument = click.argument("game", type=str)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+@click.command()
+@game_argument
+@click.argument("seed")
+@click.argument("file", type=click.File("r"))
+@json_option
+def replay(game: str, seed: str, file: Any, as_json: bool) -> None:
+    """Replay the actions in FILE (a JSON list, '-' for stdin) and print the result."""
+    engine = load_game_and_seed(game, seed, as_json)
+    actions = read_actions(file, as_json)
+    summary = replay_summary(engine, replay_or_fail(engine, seed, actions, as_json))
+    if as_json:
+        click.echo(json.dumps(summary))
+    else:
+        for key, value in summary.items():
+            click.echo(f"{key}: {value}")
+
+
+@click.command()
+@game_argument
+@click.argument("seed")
+@click.argument("file", type=click.File("r"))
+@json_option
+def legal(game: str, seed: str, file: Any, as_json: bool) -> None:
+    """Print the legal actions after replaying FILE (a JSON list, '-' for stdin)."""
+    engine = load_game_and_seed(game, seed, as_json)
+    actions = read_actions(file, as_json)
+    options = engine.legal_actions(replay_or_fail(engine, seed, actions, as_json))
+    if as_json:
+        click.echo(json.dumps(options))
+    else:
+        for number, action in enumerate(options):
+            click.echo(f"{number:3d}  {json.dumps(action)}")
+
+
+def show_position(view: dict[str, Any]) -> None:
+    for key, value in view.items():
+        click.echo(f"  {key}: {json.dumps(value)}")
+
+
+def choose_action(options: list[Any]) -> Any:
+    for number, action in enumerate(options):
+        click.echo(f"  [{number}] {json.dumps(action)}")
+    picked = click.prompt("action", type=click.IntRange(0, len(options) - 1))
+    return options[picked]
+
+
+@click.command()
+@click.argument("game", required=False, type=click.Choice(sorted(GAMES)))
+@click.argument("seed", required=False)
+def play(game: str | None, seed: str | None) -> None:
+    """Play GAME with SEED in the terminal, choosing among the legal actions."""
+    game = game or click.prompt("game", type=click.Choice(sorted(GAMES)))
+    seed = seed or click.prompt("seed", default="practice")
+    engine = load_game_and_seed(game, seed, as_json=False)
+    state = engine.new_game(seed)
+    while not engine.is_over(state):
+        click.echo("")
+        show_position(engine.view(state))
+        state = engine.apply(state, choose_action(engine.legal_actions(state)))
+    click.echo("")
+    show_position(engine.view(state))
+    click.echo(f"score: {engine.score(state)} (tie-break {engine.tiebreak(state)})")

@@ -1,0 +1,1 @@
+"""The Rally Daily service: command line, web app, API, queued jobs and storage."""
