@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from puzzles.base import Game
+from puzzles.crazy_rally import CrazyRally
 
-GAMES: dict[str, Game] = {game.name: game for game in ()}
+GAMES: dict[str, Game] = {game.name: game for game in (CrazyRally(),)}
 
 
 def get_game(name: str) -> Game:
