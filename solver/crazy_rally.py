@@ -18,6 +18,8 @@ generated forward turn by turn with three sound reductions:
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -35,6 +37,7 @@ from solver.crazy_rally_model import (
     finish_bonus,
     races,
 )
+from solver.crazy_rally_players import greedy_actions, heuristic_actions
 
 GAME = CrazyRally()
 TIEBREAK_WEIGHT = 64  # one point of score outweighs any final speed (at most 7 + 9 tyres)
@@ -96,6 +99,7 @@ def expand(
 
 
 def best_finish(layer: dict[Node, int]) -> tuple[int, int] | None:
+    """The best (score, tie-break) among the finished states of a last layer."""
     return max(((d + finish_bonus(n), n[3]) for n, d in layer.items()), default=None)
 
 
@@ -171,21 +175,31 @@ def witness(seed: str, race: Race, moves: Iterable[Move]) -> list[Action]:
 
 
 def targets(highest: int) -> Iterable[int]:
-    """Scores to aim at: the upper bound, then ever wider margins below it, then anything."""
+    """Scores to aim at: the upper bound, then ever wider margins below it, then anything.
+
+    The graph grows fast as the target drops, so the first steps are single points.
+    """
     margin = 0
     while highest - margin > 0:
         yield highest - margin
-        margin = 2 * margin + 1
+        margin = margin + 1 if margin < 4 else margin * 3 // 2
     yield 0
 
 
-def find_optimum(seed: str) -> Optimum:
-    """The best (score, tie-break) of the seed, with a witness run.
+@dataclass(frozen=True)
+class BestRun:
+    score: int
+    tiebreak: int
+    race: int  # index of the setup choice in the races list
+    moves: list[Move]
+
+
+def best_run(all_races: list[Race]) -> BestRun | None:
+    """The best run over the given races, proven by min-cost flow; None if none finishes.
 
     Aiming at a target score T, the pruned graph holds every path scoring T or
     more, so a longest path scoring at least T is optimal; otherwise T is lowered.
     """
-    all_races = races(seed)
     highest = max(race.upper_bound(race.start()) for race in all_races)
     found = None
     for target in targets(highest):
@@ -193,9 +207,68 @@ def find_optimum(seed: str) -> Optimum:
         if found is not None and found[0] // TIEBREAK_WEIGHT >= target:
             break
     if found is None:
-        return Optimum(optimum=None, tiebreak=None, actions=[], proved=True)
+        return None
     total, labels = found
-    race = all_races[labels[0][0]]  # type: ignore[index]
-    moves = [label for label, _ in labels[1:-1]]
     score, tiebreak = divmod(total, TIEBREAK_WEIGHT)
-    return Optimum(score, tiebreak, witness(seed, race, moves), proved=True)  # type: ignore[arg-type]
+    moves = [label for label, _ in labels[1:-1]]
+    return BestRun(score, tiebreak, labels[0][0], moves)  # type: ignore[arg-type]
+
+
+def find_optimum(seed: str) -> Optimum:
+    """The best (score, tie-break) of the seed with hindsight, and a witness run."""
+    all_races = races(seed)
+    found = best_run(all_races)
+    if found is None:
+        return Optimum(optimum=None, tiebreak=None, actions=[], proved=True)
+    actions = witness(seed, all_races[found.race], found.moves)
+    return Optimum(found.score, found.tiebreak, actions, proved=True)
+
+
+# ----- the independent exact search (no OR-Tools) ----------------------------------------------
+def independent_optimum(seed: str) -> tuple[int | None, int | None]:
+    """The optimum by a best-first (A*) search over the states, without OR-Tools."""
+    found = best_first(races(seed))
+    return found if found is not None else (None, None)
+
+
+def best_first(all_races: list[Race]) -> tuple[int, int] | None:
+    """A*: states are expanded in order of an upper bound on their best finish.
+
+    A finished run's entry carries its exact value, every other entry an upper
+    bound, so the first finished run taken off the queue is optimal.
+    """
+    queue: list[tuple[int, int, int, Node | None, int]] = []
+    best_distance: dict[tuple[int, Node], int] = {}
+    order = itertools.count()
+
+    def push(index: int, node: Node, distance: int) -> None:
+        race = all_races[index]
+        if node[0] == len(race.track):
+            value = (distance + finish_bonus(node)) * TIEBREAK_WEIGHT + node[3]
+            heapq.heappush(queue, (-value, next(order), index, None, value))
+            return
+        if best_distance.get((index, node), -1) >= distance:
+            return
+        best_distance[index, node] = distance
+        bound = (distance + race.upper_bound(node) + 1) * TIEBREAK_WEIGHT - 1
+        heapq.heappush(queue, (-bound, next(order), index, node, distance))
+
+    for index, race in enumerate(all_races):
+        push(index, race.start(), 0)
+    while queue:
+        _, _, index, node, distance = heapq.heappop(queue)
+        if node is None:
+            return divmod(distance, TIEBREAK_WEIGHT)
+        if best_distance[index, node] > distance:
+            continue  # a better path to this state was queued later
+        for _, child, gain in all_races[index].successors(node):
+            push(index, child, distance + gain)
+    return None
+
+
+__all__ = [
+    "find_optimum",
+    "greedy_actions",
+    "heuristic_actions",
+    "independent_optimum",
+]

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from puzzles.crazy_rally import (
     START_PROPERTY,
     START_SPEED,
-    TRACK_LENGTH,
     apply_symbols,
     deal_pairs,
     dealt_event,
@@ -61,7 +60,6 @@ KIND_OF: dict[str, int] = {
 }
 DRAW_TWO = EVENT_KIND_BASE + EVENT_EFFECTS.index("draw_two")
 MODES = (True, False)  # accelerate, brake
-LAST_TURN = TRACK_LENGTH - 1
 EVENT_BONUS = 2
 
 Hand = tuple[int, ...]
@@ -98,6 +96,20 @@ class Race:
     supply: tuple[str, ...]  # card ids in supply order
     supply_kinds: tuple[int, ...]
     track: tuple[TrackCard, ...]
+    # Derived once: the relaxed race's table and per-position event counts for the bounds.
+    _relaxed: list[dict[tuple[int, int], int]] = field(init=False, repr=False, compare=False)
+    _events_before: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _draw_twos_from: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        relaxed = _relaxed_table(self.max_speed, self.manoeuvrability, self.track)
+        events = tuple(itertools.accumulate((is_event(k) for k in self.supply_kinds), initial=0))
+        draw_twos = tuple(
+            itertools.accumulate((k == DRAW_TWO for k in reversed(self.supply_kinds)), initial=0)
+        )[::-1]
+        object.__setattr__(self, "_relaxed", relaxed)
+        object.__setattr__(self, "_events_before", events)
+        object.__setattr__(self, "_draw_twos_from", draw_twos)
 
     def draw(self, hand: list[int], draws: int, count: int) -> int:
         """Add count supply cards to hand; the new number of draws."""
@@ -128,7 +140,7 @@ class Race:
         """
         turn, draws, hand, speed, manoeuvrability, body = node
         track = self.track[turn]
-        last = turn == LAST_TURN
+        last = turn == len(self.track) - 1
         events: list[int | None] = [None, *sorted({k for k in hand if is_event(k)})]
         for kind in sorted({k for k in hand if not is_event(k)}):
             card = ADJUSTMENT_KINDS[kind]
@@ -157,12 +169,12 @@ class Race:
     def upper_bound(self, node: Node) -> int:
         """An upper bound on the points still to come (distance and event bonus)."""
         turn, draws, hand, speed, manoeuvrability, _ = node
-        relaxed = relaxed_distance(
-            self.max_speed, self.manoeuvrability, self.track, turn, speed, manoeuvrability
-        )
-        return relaxed + EVENT_BONUS * self.held_events_bound(turn, draws, hand)
+        held = event_count(hand)
+        draw_twos = sum(1 for k in hand if k == DRAW_TWO)
+        relaxed = self._relaxed[turn][speed, manoeuvrability]
+        return relaxed + EVENT_BONUS * self.held_events_bound(turn, draws, held, draw_twos)
 
-    def held_events_bound(self, turn: int, draws: int, hand: Hand) -> int:
+    def held_events_bound(self, turn: int, draws: int, held: int, draw_twos: int) -> int:
         """At most this many event cards can be held at the end.
 
         The future draws are the remaining turn draws plus two per draw-two event
@@ -170,17 +182,16 @@ class Race:
         held events and draws n cards, so it never gains: the events in the
         extra cards are paid for by the discarded ones.
         """
-        turn_draws = LAST_TURN - turn
-        remaining = len(self.supply_kinds)
-        draw_twos = sum(1 for k in hand if k == DRAW_TWO) + sum(
-            1 for k in self.supply_kinds[draws:] if k == DRAW_TWO
+        turn_draws = len(self.track) - 1 - turn
+        draw_twos += self._draw_twos_from[draws]
+        end = len(self.supply_kinds)
+        return max(
+            held
+            + self._events_before[min(end, draws + turn_draws + 2 * played)]
+            - self._events_before[draws]
+            - played
+            for played in range(draw_twos + 1)
         )
-        held = event_count(hand)
-        best = 0
-        for played in range(draw_twos + 1):
-            window = self.supply_kinds[draws : min(remaining, draws + turn_draws + 2 * played)]
-            best = max(best, held + sum(1 for k in window if is_event(k)) - played)
-        return best
 
 
 @lru_cache(maxsize=4096)
@@ -193,18 +204,19 @@ def _relaxed_table(
     speed events are unlimited (each charged the 2 bonus points it would have been
     worth held), and body strength is ignored.
     """
-    table: list[dict[tuple[int, int], int]] = [{} for _ in range(TRACK_LENGTH + 1)]
+    length = len(track)
+    table: list[dict[tuple[int, int], int]] = [{} for _ in range(length + 1)]
     speeds = range(max_speed + 1)
     levels = range(manoeuvrability + 1)
     for key in itertools.product(speeds, levels):
-        table[TRACK_LENGTH][key] = 0
-    for turn in range(LAST_TURN, -1, -1):
+        table[length][key] = 0
+    for turn in range(length - 1, -1, -1):
         later = table[turn + 1]
         for speed, level in itertools.product(speeds, levels):
             best = -(10**6)
             for before, cost in _relaxed_speeds(speed, max_speed):
                 after = resolve_track(before, level, manoeuvrability, track[turn])
-                if after.crashed and turn == LAST_TURN:
+                if after.crashed and turn == length - 1:
                     continue
                 value = after.speed - cost + later[after.speed, after.manoeuvrability]
                 best = max(best, value)
@@ -218,17 +230,6 @@ def _relaxed_speeds(speed: int, max_speed: int) -> set[tuple[int, int]]:
     plain |= {max(0, speed - v) for v in (1, 2, 3)}
     with_event = {clamp_to_maximum(max(0, s + d), max_speed)[0] for s in plain for d in (1, -1)}
     return {(s, 0) for s in plain} | {(s, EVENT_BONUS) for s in with_event - plain}
-
-
-def relaxed_distance(
-    max_speed: int,
-    manoeuvrability: int,
-    track: tuple[TrackCard, ...],
-    turn: int,
-    speed: int,
-    level: int,
-) -> int:
-    return _relaxed_table(max_speed, manoeuvrability, track)[turn][speed, level]
 
 
 # ----- the eight setups of a seed ----------------------------------------------------------------
