@@ -100,6 +100,7 @@ class Race:
     _relaxed: list[dict[tuple[int, int], int]] = field(init=False, repr=False, compare=False)
     _events_before: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _draw_twos_from: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _bounds: dict[tuple, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         relaxed = _relaxed_table(self.max_speed, self.manoeuvrability, self.track)
@@ -110,6 +111,7 @@ class Race:
         object.__setattr__(self, "_relaxed", relaxed)
         object.__setattr__(self, "_events_before", events)
         object.__setattr__(self, "_draw_twos_from", draw_twos)
+        object.__setattr__(self, "_bounds", {})
 
     def draw(self, hand: list[int], draws: int, count: int) -> int:
         """Add count supply cards to hand; the new number of draws."""
@@ -168,6 +170,13 @@ class Race:
     # ----- bounds ---------------------------------------------------------------------------
     def upper_bound(self, node: Node) -> int:
         """An upper bound on the points still to come (distance and event bonus)."""
+        key = node[:5]  # body strength does not enter the bound
+        bound = self._bounds.get(key)
+        if bound is None:
+            bound = self._bounds[key] = self._compute_upper_bound(node)
+        return bound
+
+    def _compute_upper_bound(self, node: Node) -> int:
         turn, draws, hand, speed, manoeuvrability, _ = node
         held = event_count(hand)
         draw_twos = sum(1 for k in hand if k == DRAW_TWO)
