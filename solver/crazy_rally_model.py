@@ -191,7 +191,7 @@ class Race:
         held events and draws n cards, so it never gains: the events in the
         extra cards are paid for by the discarded ones.
         """
-        turn_draws = len(self.track) - 1 - turn
+        turn_draws = max(0, len(self.track) - 1 - turn)  # after the last card: none
         draw_twos += self._draw_twos_from[draws]
         end = len(self.supply_kinds)
         return max(
