@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from puzzles.crazy_rally import (
+    EVENT_BONUS,
     START_PROPERTY,
     START_SPEED,
     apply_symbols,
@@ -60,7 +61,6 @@ KIND_OF: dict[str, int] = {
 }
 DRAW_TWO = EVENT_KIND_BASE + EVENT_EFFECTS.index("draw_two")
 MODES = (True, False)  # accelerate, brake
-EVENT_BONUS = 2
 
 Hand = tuple[int, ...]
 Node = tuple[int, int, Hand, int, int, int]  # turn, draws, hand, speed, manoeuvrability, body

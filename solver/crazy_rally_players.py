@@ -3,8 +3,9 @@
 - the greedy player takes, at every step, the legal action whose immediate
   result is best (points so far, then manoeuvrability, then body strength);
 - the heuristic player plays like a careful human: it remembers the track from
-  the test round, sees only its own view, keeps its event cards for the bonus
-  and trades a little distance for manoeuvrability and body strength.
+  the test round, sees only its own view, keeps its speed events for the bonus,
+  trades a little distance for manoeuvrability and body strength, and plays a
+  draw-two event only when its hand runs short of adjustment cards.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from puzzles.base import Action, State
-from puzzles.crazy_rally import CrazyRally
+from puzzles.crazy_rally import EVENT_BONUS, CrazyRally
 from puzzles.crazy_rally_cards import ADJUSTMENTS, TRACK
 from puzzles.crazy_rally_rules import resolve_turn
 
@@ -21,7 +22,10 @@ GAME = CrazyRally()
 CRASH_PENALTY = 30
 MANOEUVRABILITY_WEIGHT = 0.4
 BODY_WEIGHT = 1.5
-EVENT_VALUE = 2  # an event card held to the end is worth 2 points
+LOW_BODY = 3  # below this body strength every point lost weighs much more
+LOW_BODY_PENALTY = 4
+THIN_HAND = 2  # adjustment cards in hand, the played one included
+THIN_HAND_DRAW_VALUE = 4
 
 
 def play(seed: str, choose: Callable[[State, list[Action]], Action]) -> list[Action]:
@@ -38,7 +42,7 @@ def play(seed: str, choose: Callable[[State, list[Action]], Action]) -> list[Act
 def _greedy_key(state: State) -> tuple[int, int, int, int]:
     view = GAME.view(state)
     alive = view["outcome"] in (None, "finished")
-    points = view["distance"] + EVENT_VALUE * len(view["events"])
+    points = view["distance"] + EVENT_BONUS * len(view["events"])
     return alive, points, view["manoeuvrability"], view["body"]
 
 
@@ -73,8 +77,6 @@ class HeuristicPlayer:
     def _drive_value(self, view: dict[str, Any], action: Action) -> float:
         events = {card["id"]: card["effect"] for card in view["events"]}
         effect = events.get(action["event"]) if action["event"] else None
-        if effect == "draw_two":
-            return float("-inf")  # a held event is a sure 2 points; two unknown cards are not
         turn = view["turn"]
         car = view["car"]
         result = resolve_turn(
@@ -85,9 +87,13 @@ class HeuristicPlayer:
         last = turn == len(self.track) - 1
         if result.body <= 0 or (last and result.crashed):
             return float("-inf")
-        value = result.speed - (EVENT_VALUE if effect else 0)
+        value = result.speed - (EVENT_BONUS if effect else 0)
+        if effect == "draw_two":
+            # Worth it only when the hand is running out of adjustment cards.
+            value += THIN_HAND_DRAW_VALUE if len(view["hand"]) <= THIN_HAND else float("-inf")
         value -= CRASH_PENALTY * result.crashed
         value += MANOEUVRABILITY_WEIGHT * result.manoeuvrability + BODY_WEIGHT * result.body
+        value -= LOW_BODY_PENALTY * max(0, LOW_BODY - result.body)
         if not last:
             value -= self._approach_penalty(result.speed, TRACK[self.track[turn + 1]])
         return value
