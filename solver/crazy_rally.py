@@ -4,16 +4,20 @@ With hindsight a run is a path through the compact state graph of
 solver.crazy_rally_model (whose turns are resolved by the engine's own rule
 function): one source arc per setup choice, one arc per turn, one arc per
 finished state into a sink. Its longest path is the optimum. The graph is
-generated forward turn by turn with three sound reductions:
+generated forward turn by turn with sound reductions:
 
 - states are merged by card kind (identical cards), and a state is dropped when
   another with the same draws, hand, speed and manoeuvrability has at least its
   body strength and distance (body strength only decides elimination);
-- a lower bound comes from a beam search; an arc is kept only if the distance
-  along it plus an upper bound on what can still be gained (a relaxed race,
-  solved once per car) reaches that lower bound;
-- what remains is handed to OR-Tools' min-cost flow (one unit from source to
-  sink, cost = minus the points), which proves the longest path exactly.
+- aiming at a target score, an arc is kept only if the distance along it plus
+  an upper bound on what can still be gained (a relaxed race, solved once per
+  car) reaches the target;
+- what remains goes to OR-Tools' min-cost flow (one unit from source to sink,
+  cost = minus the points), which finds the longest path exactly. A longest
+  path that reaches the target is the optimum; otherwise the target is lowered.
+
+The independent check, `independent_optimum`, is a best-first search over the
+same states that does not use OR-Tools.
 """
 
 from __future__ import annotations
@@ -74,11 +78,13 @@ def keep_undominated(layer: dict[Node, int]) -> dict[Node, int]:
 
 def expand(
     race: Race,
-    keep: Callable[[dict[Node, int]], dict[Node, int]],
     arc_filter: Callable[[Node, int], bool],
-    on_arc: Callable[[Node, Node, int, Move], None] | None = None,
+    on_arc: Callable[[Node, Node, int, Move], None],
 ) -> dict[Node, int]:
-    """Generate the race turn by turn; the last layer maps finished states to distance."""
+    """Generate the race turn by turn, reporting every kept arc to on_arc.
+
+    Returns the last layer: finished states and the best distance to each.
+    """
     layer = {race.start(): 0}
     for _ in range(len(race.track)):
         reached: dict[Node, int] = {}
@@ -90,17 +96,11 @@ def expand(
                 arcs.append((node, child, gain, move))
                 if reached.get(child, -1) < distance + gain:
                     reached[child] = distance + gain
-        layer = keep(reached)
-        if on_arc is not None:
-            for node, child, gain, move in arcs:
-                if child in layer:
-                    on_arc(node, child, gain, move)
+        layer = keep_undominated(reached)
+        for node, child, gain, move in arcs:
+            if child in layer:
+                on_arc(node, child, gain, move)
     return layer
-
-
-def best_finish(layer: dict[Node, int]) -> tuple[int, int] | None:
-    """The best (score, tie-break) among the finished states of a last layer."""
-    return max(((d + finish_bonus(n), n[3]) for n, d in layer.items()), default=None)
 
 
 def build_graph(all_races: list[Race], target: int) -> StateGraph:
@@ -118,7 +118,7 @@ def build_graph(all_races: list[Race], target: int) -> StateGraph:
         def add_arc(node: Node, child: Node, gain: int, move: Move, index: int = index) -> None:
             graph.add((index, node), (index, child), gain * TIEBREAK_WEIGHT, move)
 
-        final = expand(race, keep_undominated, reaches_target, add_arc)
+        final = expand(race, reaches_target, add_arc)
         for node in final:
             graph.add((index, node), SINK, finish_bonus(node) * TIEBREAK_WEIGHT + node[3], None)
     return graph
@@ -127,14 +127,14 @@ def build_graph(all_races: list[Race], target: int) -> StateGraph:
 # ----- OR-Tools: the longest path ----------------------------------------------------------
 def longest_path(graph: StateGraph) -> tuple[int, list[tuple[object, object]]] | None:
     """The maximum total points from source to sink and the arc labels along it."""
+    if not graph.arcs:
+        return None
     ids: dict[object, int] = {SOURCE: 0, SINK: 1}
     flow = min_cost_flow.SimpleMinCostFlow()
     for tail, head, points, _ in graph.arcs:
         tail_id = ids.setdefault(tail, len(ids))
         head_id = ids.setdefault(head, len(ids))
         flow.add_arc_with_capacity_and_unit_cost(tail_id, head_id, 1, -points)
-    if not graph.arcs:
-        return None
     flow.set_node_supply(0, 1)
     flow.set_node_supply(1, -1)
     status = flow.solve()

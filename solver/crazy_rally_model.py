@@ -203,7 +203,7 @@ class Race:
         )
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16)  # one table per car of the seed being solved
 def _relaxed_table(
     max_speed: int, manoeuvrability: int, track: tuple[TrackCard, ...]
 ) -> list[dict[tuple[int, int], int]]:
