@@ -1,23 +1,28 @@
 """The exact optimum of a Rallye Raser seed, with hindsight, and two reference players.
 
 A node is the state at the start of a round: (round, row, lane, gear, reserve,
-upshift ban, timer, control); an arc is one round played, computed by the
-round model of solver.rallye_raser_round. Nodes of one round that share all but
-timer and control are pruned to their Pareto front: the rules are monotone in
-both (more timer or control never removes an option nor lowers a result).
+upshift ban, timer, control); an arc is one round played, computed by the round
+model of solver.rallye_raser_round. A node is dropped when another of the same
+round, field and reserve has timer and control at least as high and every gear
+at least as cheap to drive (`dominates`): the rules are monotone in all three.
 
-Layers are built round by round until the first round in which a run finishes
-with the top score 18 (any later finish takes more rounds) or until the safety
-bound. OR-Tools' min-cost flow then sends one unit from the start through the
-layered graph to a sink; a finishing arc costs (18 - score) * BIG + rounds, so
-the cheapest path is the best (score, fewest rounds).
+The optimum is almost always 18 points, so the search asks first for the
+earliest round of an 18-point finish. For a horizon h it builds the layers up to
+round h, keeping only nodes that the relaxed game of solver.rallye_raser_bound
+allows to finish with 18 by round h, and stops at the first round holding such
+a finish. Horizons grow from the start's bound; the first that succeeds holds
+the earliest top finish. If none up to the safety bound does, the layers are
+built unbounded. OR-Tools' min-cost flow then sends one unit from the start to a
+sink; a finishing arc costs (18 - score) * BIG + its round, so the cheapest path
+is the best (score, fewest rounds) and the flow proves it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 from ortools.graph.python import min_cost_flow
 
@@ -41,7 +46,6 @@ GAME = RallyeRaser()
 TOP_SCORE = 3 * TRACK_MAX
 BIG = MAX_ROUNDS + 1  # one point of score outweighs any number of rounds
 Key = tuple[Any, ...]  # (round, row, lane, gear, reserve, no_upshift, timer, control)
-BEAM_WIDTH = 30  # nodes per round kept by the scouting search
 NO_RESERVE = 0  # keys hold 0 for "no die reserved" so that they sort
 How = tuple[int, Path, Plan]  # gear chosen, route, dice plan
 
@@ -61,8 +65,9 @@ def node_key(state: State) -> Key:
     )
 
 
-@dataclass(frozen=True)
-class Arc:
+class Arc(NamedTuple):
+    """One round played from tail: to head, or to the finish with a score."""
+
     tail: Key
     head: Key | None  # None: the run finishes in this round
     score: int | None
@@ -88,13 +93,14 @@ def round_arcs(track: Track, family: Key, dials: list[tuple[int, int]]) -> Itera
                 yield Arc(tail, (*head_family, timer_after, control_after), None, how)
 
 
+@cache
 def _gear_costs(gear: int, no_upshift: bool) -> tuple[int, ...]:
     """What each gear 1..3 costs to drive in this round (TRACK_MAX + 1: not allowed)."""
     options = dict(gear_options(gear, TRACK_MAX, no_upshift))
     return tuple(options.get(chosen, TRACK_MAX + 1) for chosen in range(1, MAX_GEAR + 1))
 
 
-def _dominates(better: Key, worse: Key) -> bool:
+def dominates(better: Key, worse: Key) -> bool:
     """Same round, field and reserve; timer, control and every gear at least as good.
 
     The gear and the upshift ban matter only through what each gear costs at
@@ -119,7 +125,7 @@ def pareto_front(keys: Iterator[Key]) -> set[Key]:
         members.sort(key=lambda k: (-k[-2] - k[-1], -k[-2], sum(_gear_costs(k[3], k[5])), k))
         front: list[Key] = []
         for key in members:
-            if not any(_dominates(other, key) for other in front):
+            if not any(dominates(other, key) for other in front):
                 front.append(key)
         kept.update(front)
     return kept
@@ -139,41 +145,41 @@ class RoundGraph:
     start: Key
     track: Track
     layers: list[set[Key]]
-    arcs: dict[tuple[Key, Key | None], Arc] = field(default_factory=dict)
+    # One arc into each node is enough: arcs between rounds cost nothing, so any
+    # path to a node is as good as another.
+    into: dict[Key, Arc] = field(default_factory=dict)
+    finishes: dict[Key, Arc] = field(default_factory=dict)  # each node's best finishing arc
+
+    @property
+    def arcs(self) -> list[Arc]:
+        return [*self.into.values(), *self.finishes.values()]
+
+    def best_finish(self) -> int | None:
+        return max((arc.score for arc in self.finishes.values()), default=None)
 
 
 def build_graph(
-    track: Track, horizon: int = MAX_ROUNDS, hope: bool = True, beam: int | None = None
+    track: Track, horizon: int = MAX_ROUNDS, hope: bool = True, dominance: bool = True
 ) -> RoundGraph:
-    """Every round from the start up to horizon; dominated nodes are dropped and, with
-    hope, so are nodes that cannot finish with the top score by the horizon.
-
-    With beam, each layer keeps only that many nodes, those with the earliest
-    bound: no longer exact, but a quick way to learn a horizon that is reachable.
-    """
+    """Every round from the start up to horizon. With hope, nodes that cannot finish
+    with the top score by the horizon are dropped; with dominance, dominated ones."""
     start_state = track.state
     hopeful = _hope_filter(track, horizon) if hope else (lambda key: True)
     graph = RoundGraph(node_key(start_state), track, [{node_key(start_state)}])
     while graph.layers[-1]:
-        heads: set[Key] = set()
-        top_reached = False
+        heads: list[Key] = []
         for family, dials in _families(graph.layers[-1]).items():
             for arc in round_arcs(track, family, dials):
-                if arc.head is not None and not hopeful(arc.head):
-                    continue
-                known = graph.arcs.get((arc.tail, arc.head))
-                if known is None or (arc.score or 0) > (known.score or 0):
-                    graph.arcs[(arc.tail, arc.head)] = arc
-                if arc.head is not None:
-                    heads.add(arc.head)
-                top_reached |= arc.score == TOP_SCORE
-        if top_reached:
+                if arc.head is None:
+                    known = graph.finishes.get(arc.tail)
+                    if known is None or arc.score > known.score:
+                        graph.finishes[arc.tail] = arc
+                elif arc.head not in graph.into and hopeful(arc.head):
+                    graph.into[arc.head] = arc
+                    heads.append(arc.head)
+        if graph.best_finish() == TOP_SCORE:
             break  # every later finish takes more rounds, and no score is higher
-        following = pareto_front(iter(heads))
-        if beam is not None:
-            ranked = sorted(following, key=lambda key: (earliest_top_finish(track, key), key))
-            following = set(ranked[:beam])
-        graph.layers.append(following)
+        graph.layers.append(pareto_front(iter(heads)) if dominance else set(heads))
     return graph
 
 
@@ -204,9 +210,10 @@ def _finish_cost(arc: Arc) -> int:
 
 def _best_path(graph: RoundGraph) -> list[Arc]:
     """The cheapest start-to-finish path by OR-Tools' min-cost flow (one unit of flow)."""
-    index = {key: i for i, key in enumerate(key for layer in graph.layers for key in layer)}
+    # Sorted, so that ties between optimal paths break the same way in every process.
+    index = {key: i for i, key in enumerate(key for layer in graph.layers for key in sorted(layer))}
     sink = len(index)
-    usable = [arc for arc in graph.arcs.values() if arc.head is None or arc.head in index]
+    usable = [arc for arc in graph.arcs if arc.head is None or arc.head in index]
     flow = min_cost_flow.SimpleMinCostFlow()
     for arc in usable:
         head = sink if arc.head is None else index[arc.head]
@@ -284,23 +291,16 @@ def actions_for(start: State, plans: list[How]) -> list[Action]:
     return player.actions
 
 
-def _top_score_graph(track: Track) -> RoundGraph | None:
-    """An exact graph holding the earliest top-score finish, if any run reaches 18.
+def top_score_graph(track: Track, dominance: bool = True) -> RoundGraph | None:
+    """The graph of the earliest horizon at which some run finishes with 18, if any.
 
-    Any horizon at or beyond the earliest top finish gives an exact graph (the
-    flow then picks the earliest finish in it). A narrow beam search usually
-    supplies such a horizon at once; otherwise horizons grow from the start's
-    lower bound, so the first one that holds a top finish holds the earliest. The
-    round model's caches serve every attempt.
+    Horizons grow one by one from the start's lower bound, so the first graph that
+    holds a top finish holds the earliest one; the round model's caches serve
+    every attempt.
     """
-    first = earliest_top_finish(track, node_key(track.state))
-    scout = build_graph(track, beam=BEAM_WIDTH)
-    tops = [arc.tail[0] for arc in scout.arcs.values() if arc.score == TOP_SCORE]
-    if tops:
-        return build_graph(track, min(tops))
-    for horizon in range(first, MAX_ROUNDS + 1):
-        graph = build_graph(track, horizon)
-        if any(arc.score == TOP_SCORE for arc in graph.arcs.values()):
+    for horizon in range(earliest_top_finish(track, node_key(track.state)), MAX_ROUNDS + 1):
+        graph = build_graph(track, horizon, dominance=dominance)
+        if graph.best_finish() == TOP_SCORE:
             return graph
     return None
 
@@ -313,8 +313,8 @@ def find_optimum(seed: str) -> Optimum:
 def optimum_from(start: State) -> Optimum:
     """The best (score, tie-break) reachable from a round-start state (tie-break: -round)."""
     track = Track(start["seed"], start)
-    graph = _top_score_graph(track) or build_graph(track, hope=False)
-    if not any(arc.head is None for arc in graph.arcs.values()):
+    graph = top_score_graph(track) or build_graph(track, hope=False)
+    if not graph.finishes:
         return Optimum(None, None, [], True)
     path = _best_path(graph)
     last = path[-1]
@@ -322,21 +322,14 @@ def optimum_from(start: State) -> Optimum:
 
 
 def independent_optimum(seed: str, start: State | None = None) -> tuple[int | None, int | None]:
-    """The same optimum without OR-Tools and without the scouting beam (from start, if given).
-
-    Horizons grow one by one from the start's lower bound and the best finish is
-    read off the layers by plain dynamic programming (every kept node is reachable,
-    so the best finishing arc is the answer).
-    """
+    """The same optimum without OR-Tools and without dominance pruning (from start, if
+    given): the best finishing arc of the unpruned layers, by plain comparison."""
     start = start or GAME.new_game(seed)
     track = Track(seed, start)
-    for horizon in range(earliest_top_finish(track, node_key(start)), MAX_ROUNDS + 1):
-        graph = build_graph(track, horizon)
-        if any(arc.score == TOP_SCORE for arc in graph.arcs.values()):
-            break
-    else:
-        graph = build_graph(track, hope=False)
-    finishes = [(arc.score, -arc.tail[0]) for arc in graph.arcs.values() if arc.head is None]
+    graph = top_score_graph(track, dominance=False) or build_graph(
+        track, hope=False, dominance=False
+    )
+    finishes = [(arc.score, -arc.tail[0]) for arc in graph.finishes.values()]
     return max(finishes) if finishes else (None, None)
 
 
