@@ -74,23 +74,38 @@ class Arc(NamedTuple):
     how: How
 
 
-def round_arcs(track: Track, family: Key, dials: list[tuple[int, int]]) -> Iterator[Arc]:
-    """Every distinct way to play the round from each (timer, control) of one family."""
+def round_arcs(
+    track: Track,
+    family: Key,
+    dials: list[tuple[int, int]],
+    wanted: Callable[[Key], bool] = lambda head: True,
+) -> Iterator[Arc]:
+    """Every distinct way to play the round from each (timer, control) of one family:
+    every finish, and every move to a next node that `wanted` accepts."""
     round_number = family[0]
     last_round = round_number >= MAX_ROUNDS
-    for (drive, kept), (spend, how) in track.choices(family).items():
-        kept_key = kept or NO_RESERVE
-        head_family = (round_number + 1, *drive.car, drive.gear, kept_key, drive.damaged)
-        for timer, control in dials:
+    choices = [
+        (
+            drive,
+            spend,
+            how,
+            (round_number + 1, *drive.car, drive.gear, kept or NO_RESERVE, drive.damaged),
+        )
+        for (drive, kept), (spend, how) in track.choices(family).items()
+    ]
+    for timer, control in dials:
+        tail = (*family, timer, control)
+        for drive, spend, how, head_family in choices:
             settled = spend <= control and settle(drive, timer, control - spend, last_round)
             if not settled:
                 continue
             kind, timer_after, control_after = settled
-            tail = (*family, timer, control)
             if kind == "finish":
                 yield Arc(tail, None, 2 * timer_after + control_after, how)
             else:
-                yield Arc(tail, (*head_family, timer_after, control_after), None, how)
+                head = (*head_family, timer_after, control_after)
+                if wanted(head):
+                    yield Arc(tail, head, None, how)
 
 
 @cache
@@ -166,15 +181,19 @@ def build_graph(
     start_state = track.state
     hopeful = _hope_filter(track, horizon) if hope else (lambda key: True)
     graph = RoundGraph(node_key(start_state), track, [{node_key(start_state)}])
+
+    def new_and_hopeful(head: Key) -> bool:
+        return head not in graph.into and hopeful(head)
+
     while graph.layers[-1]:
         heads: list[Key] = []
         for family, dials in _families(graph.layers[-1]).items():
-            for arc in round_arcs(track, family, dials):
+            for arc in round_arcs(track, family, dials, new_and_hopeful):
                 if arc.head is None:
                     known = graph.finishes.get(arc.tail)
                     if known is None or arc.score > known.score:
                         graph.finishes[arc.tail] = arc
-                elif arc.head not in graph.into and hopeful(arc.head):
+                else:
                     graph.into[arc.head] = arc
                     heads.append(arc.head)
         if graph.best_finish() == TOP_SCORE:

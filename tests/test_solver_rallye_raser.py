@@ -16,6 +16,7 @@ from puzzles.rng import Stream, dice
 from solver import solve
 from solver.core import Optimum
 from solver.rallye_raser import (
+    build_graph,
     dominates,
     greedy_actions,
     heuristic_actions,
@@ -148,11 +149,12 @@ def test_a_low_timer_cannot_be_raised_before_finishing():
     """Timer 4 on a one-row track: every round that does not finish leaves the timer
     at most where it was (gear 3 gains 1 only after a loss of control took 1), so
     the best is a perfect finish now, 2 x 5 + 6 = 16, when the first roll shows a
-    die for lane M (3 or 4) to lead the route."""
+    die for lane M (3 or 4) to lead the route. Set in round 38 of 40 so that the
+    search below 18 points stays short."""
     seed = "hand-4"
-    assert {3, 4} & set(dice(seed, 1, 0))
-    found = optimum_from(one_row_start(seed, gear=3, timer=4))
-    assert (found.optimum, found.tiebreak) == (16, -1)
+    assert {3, 4} & set(dice(seed, 38, 0))
+    found = optimum_from(one_row_start(seed, gear=3, timer=4, round=38, rounds_played=37))
+    assert (found.optimum, found.tiebreak) == (16, -38)
 
 
 def test_no_finishing_run_is_reported_as_none():
@@ -168,7 +170,7 @@ def test_no_finishing_run_is_reported_as_none():
 
 
 def test_witness_from_a_hand_made_position_replays():
-    start = one_row_start("hand-6", gear=3, timer=4, control=2)
+    start = one_row_start("hand-6", gear=3, timer=4, control=2, round=37, rounds_played=36)
     found = optimum_from(start)
     state = start
     for action in found.actions:
@@ -214,3 +216,26 @@ def test_witness_is_the_same_in_another_process():
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
     ).stdout
     assert json.loads(output) == solved(seed).actions
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("seed", "timer", "control"), [("bound-1", 5, 6), ("bound-2", 5, 6), ("bound-3", 6, 3)]
+)
+def test_lower_bound_never_cuts_the_optimum(seed, timer, control):
+    """On a short track late in the run (18 points reachable, but later than the
+    bound's first horizon), the search without the bound's pruning and without
+    dominance finds the same best (score, round) as the solver."""
+    cards = [["...", "x.2", "..."], ["..x", "...", ".1.", "x.."]]
+    deck = [{"id": f"T{i}", "rotated": False} for i in range(len(cards))]
+    start = {
+        **start_state(seed, deck, cards),
+        "round": 31,
+        "rounds_played": 30,
+        "timer": timer,
+        "control": control,
+    }
+    graph = build_graph(Track(seed, start), hope=False, dominance=False)
+    best = max(((arc.score, -arc.tail[0]) for arc in graph.finishes.values()), default=None)
+    found = optimum_from(start)
+    assert best == (found.optimum, found.tiebreak)
