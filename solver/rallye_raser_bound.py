@@ -47,8 +47,8 @@ def _can_finish(timer: int, control: int, gear: int, ban: bool, rows: int, targe
     )
 
 
-def _relaxed_rounds(timer: int, control: int, gear: int, ban: bool, rows: int):
-    """The (timer, control, gear, ban, rows) a non-final relaxed round can lead to."""
+def _relaxed_rounds(timer: int, control: int, gear: int, ban: bool):
+    """((timer, control, gear, ban) after, rows advanced) of every non-final relaxed round."""
     for chosen, cost in _gears(gear, control, ban):
         outcomes = [(chosen, chosen)] + [(lower, chosen - 1) for lower in range(1, chosen)]
         for checked, advance in outcomes:
@@ -56,7 +56,7 @@ def _relaxed_rounds(timer: int, control: int, gear: int, ban: bool, rows: int):
             after = _cap(timer + timer_change)
             if after > 0:
                 spent = control - cost
-                yield after, _cap(spent + control_change), checked, False, max(1, rows - advance)
+                yield (after, _cap(spent + control_change), checked, False), advance
 
 
 @cache
@@ -65,6 +65,7 @@ def rounds_bound(target: int, max_rows: int) -> dict[tuple, int]:
 
     Keyed by (timer, control, gear, no_upshift, rows left), rows left 1..max_rows.
     """
+    moves = {dials: list(_relaxed_rounds(*dials)) for dials in DIALS}
     bound: dict[tuple, int] = {}
     for rows in range(1, max_rows + 1):
         for dials in DIALS:
@@ -75,7 +76,10 @@ def rounds_bound(target: int, max_rows: int) -> dict[tuple, int]:
             for dials in DIALS:
                 key = (*dials, rows)
                 best = min(
-                    (bound[following] + 1 for following in _relaxed_rounds(*dials, rows)),
+                    (
+                        bound[(*after, max(1, rows - advance))] + 1
+                        for after, advance in moves[dials]
+                    ),
                     default=UNREACHABLE,
                 )
                 if best < bound[key]:

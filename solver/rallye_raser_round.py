@@ -21,6 +21,7 @@ through the engine by solver.core.solve.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
@@ -117,10 +118,14 @@ def dice_ends(seed: str, round_number: int, gear: int, reserve: int | None) -> l
     return [DiceEnd(values, kept, cost, recipe) for (values, kept), (cost, recipe) in best.items()]
 
 
-def plan_cost(values: tuple[int, ...], lanes: tuple[str, ...], first_miss: int | None) -> int:
-    """Control for dice before first_miss to match their lanes and die first_miss to miss."""
-    upto = len(values) if first_miss is None else first_miss + 1
-    return sum(control_cost(values[i], lanes[i], i != first_miss) for i in range(upto))
+def plan_costs(values: tuple[int, ...], lanes: tuple[str, ...]) -> Iterator[tuple[int | None, int]]:
+    """(first_miss, control) for every way the route can resolve: dice before
+    first_miss match their lanes and die first_miss misses its own (None: all match)."""
+    matched = 0
+    for index, (value, lane) in enumerate(zip(values, lanes, strict=True)):
+        yield index, matched + control_cost(value, lane, False)
+        matched += control_cost(value, lane, True)
+    yield None, matched
 
 
 @dataclass(frozen=True)
@@ -138,8 +143,8 @@ def cheapest_plans(ends: list[DiceEnd], lanes: tuple[str, ...]) -> list[Plan]:
     for end in ends:
         if len(end.values) != len(lanes):
             continue
-        for first_miss in [None, *range(len(lanes))]:
-            cost = end.cost + plan_cost(end.values, lanes, first_miss)
+        for first_miss, control in plan_costs(end.values, lanes):
+            cost = end.cost + control
             key = (first_miss, end.reserve)
             if cost <= TRACK_MAX and (key not in best or cost < best[key].cost):
                 best[key] = Plan(first_miss, cost, end)
@@ -167,7 +172,7 @@ class Track:
     seed: str
     state: State  # any state of the seed: track, card_starts and deck
     paths_cache: dict[tuple[Spot, int], list[Path]] = field(default_factory=dict)
-    drive_cache: dict[tuple, Drive] = field(default_factory=dict)
+    routes_cache: dict[tuple, list[tuple[Path, tuple, dict]]] = field(default_factory=dict)
     ends_cache: dict[tuple, list[DiceEnd]] = field(default_factory=dict)
     choices_cache: dict[tuple, dict[tuple, tuple[int, tuple]]] = field(default_factory=dict)
     plans_cache: dict[tuple, list[Plan]] = field(default_factory=dict)
@@ -198,17 +203,32 @@ class Track:
         card_a = card_index(self.state["card_starts"], row)
         cheapest: dict[tuple, tuple[int, tuple]] = {}
         for chosen, shift_cost in gear_options(gear, TRACK_MAX, no_upshift):
-            for path in self.paths(car, card_a):
-                if len(path) > chosen:
-                    continue
-                lanes = tuple(spot[1] for spot in path)
+            for path, lanes, drives in self.routes(car, card_a, chosen):
                 for plan in self.plans(round_number, chosen, reserve, lanes):
-                    drive = self.drive(car, card_a, path, plan.first_miss, chosen)
-                    effect = (drive, plan.end.reserve)
+                    effect = (drives[plan.first_miss], plan.end.reserve)
                     spend = shift_cost + plan.cost
-                    if effect not in cheapest or spend < cheapest[effect][0]:
+                    known = cheapest.get(effect)
+                    if known is None or spend < known[0]:
                         cheapest[effect] = (spend, (chosen, path, plan))
         return _without_needless_losses(cheapest)
+
+    def routes(self, car: Spot, card_a: int, gear: int) -> list[tuple[Path, tuple, dict]]:
+        """(path, its lanes, drive by first mismatch) of every route for this gear."""
+        key = (car, card_a, gear)
+        if key not in self.routes_cache:
+            self.routes_cache[key] = [
+                (
+                    path,
+                    tuple(lane for _, lane in path),
+                    {
+                        first_miss: self._drive(car, path, first_miss, gear)
+                        for first_miss in [None, *range(len(path))]
+                    },
+                )
+                for path in self.paths(car, card_a)
+                if len(path) <= gear
+            ]
+        return self.routes_cache[key]
 
     def paths(self, car: Spot, card_a: int) -> list[Path]:
         """Every route the engine accepts from car, the empty one included."""
@@ -247,15 +267,8 @@ class Track:
             "route": [{"row": row, "lane": lane} for row, lane in path],
         }
 
-    def drive(self, car: Spot, card_a: int, path: Path, first_miss: int | None, gear: int) -> Drive:
-        key = (car, card_a, path, first_miss, gear)
-        if key not in self.drive_cache:
-            self.drive_cache[key] = self._drive(car, card_a, path, first_miss, gear)
-        return self.drive_cache[key]
-
-    def _drive(
-        self, car: Spot, card_a: int, path: Path, first_miss: int | None, gear: int
-    ) -> Drive:
+    def _drive(self, car: Spot, path: Path, first_miss: int | None, gear: int) -> Drive:
+        """Moving along path in gear with a first mismatch (RR-16 to RR-19, RR-23, RR-24)."""
         track, starts = self.state["track"], self.state["card_starts"]
         here, now_gear, loss = car, gear, False
         for step, spot in enumerate(path):
@@ -277,13 +290,17 @@ class Track:
         return Drive(here, now_gear, loss, finished, perfect, damaged)
 
 
+@cache
+def _without_loss(drive: Drive) -> Drive:
+    return drive._replace(loss=False)
+
+
 def _without_needless_losses(cheapest: dict[tuple, tuple[int, tuple]]) -> dict:
     """Drop a loss of control that costs no less than the same drive without it."""
     kept = {}
     for (drive, reserve), (spend, how) in cheapest.items():
         if drive.loss:
-            car, gear, _, finished, perfect, damaged = drive
-            twin = cheapest.get((Drive(car, gear, False, finished, perfect, damaged), reserve))
+            twin = cheapest.get((_without_loss(drive), reserve))
             if twin is not None and twin[0] <= spend:
                 continue
         kept[(drive, reserve)] = (spend, how)
