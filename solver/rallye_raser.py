@@ -19,7 +19,9 @@ is the best (score, fewest rounds) and the flow proves it.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
@@ -324,11 +326,30 @@ def top_score_graph(track: Track, dominance: bool = True) -> RoundGraph | None:
     return None
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during a search.
+
+    The search keeps millions of small tuples alive in its caches and forms no
+    reference cycles, so every full collection rescans them all for nothing: it
+    took about a third of the solve time. Reference counting still frees
+    everything; the previous collector state is restored afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def find_optimum(seed: str) -> Optimum:
     """The best (score, tie-break) of the seed, proven by OR-Tools' min-cost flow."""
     return optimum_from(GAME.new_game(seed))
 
 
+@collector_paused()
 def optimum_from(start: State) -> Optimum:
     """The best (score, tie-break) reachable from a round-start state (tie-break: -round)."""
     track = Track(start["seed"], start)
@@ -340,6 +361,7 @@ def optimum_from(start: State) -> Optimum:
     return Optimum(last.score, -last.tail[0], actions_for(start, [arc.how for arc in path]), True)
 
 
+@collector_paused()
 def independent_optimum(seed: str, start: State | None = None) -> tuple[int | None, int | None]:
     """The same optimum without OR-Tools and without dominance pruning (from start, if
     given): the best finishing arc of the unpruned layers, by plain comparison."""
