@@ -1,0 +1,128 @@
+"""Shared fixtures of the service tests: databases, Redis databases and configs.
+
+The scale-out path uses this machine's PostgreSQL (127.0.0.1:5432) and Redis
+(127.0.0.1:6379): a fresh PostgreSQL database and a Redis database number of its
+own for each test session, both removed afterwards. Redis db 0 is never touched.
+The embedded default needs neither.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import sqlalchemy
+from sqlalchemy.exc import OperationalError
+
+from service.config import Config
+from service.migrations import upgrade
+from service.models import Base
+from service.store import Store
+
+POSTGRES_HOST = "127.0.0.1:5432"
+POSTGRES_USERS = ("root", "postgres")
+REDIS_SERVER_URL = "redis://127.0.0.1:6379"
+REDIS_TEST_DBS = range(1, 16)
+# Key that marks a Redis database as taken by one test session.
+REDIS_CLAIM_KEY = "rally-test-session"
+
+
+def _postgres_admin_engine() -> sqlalchemy.Engine:
+    """An autocommit connection to the server's maintenance database, as the first user known."""
+    for user in POSTGRES_USERS:
+        engine = sqlalchemy.create_engine(
+            f"postgresql+psycopg://{user}@{POSTGRES_HOST}/postgres", isolation_level="AUTOCOMMIT"
+        )
+        try:
+            with engine.connect():
+                return engine
+        except OperationalError:
+            engine.dispose()
+    pytest.fail(f"no PostgreSQL on {POSTGRES_HOST} accepting users {POSTGRES_USERS}")
+
+
+@pytest.fixture(scope="session")
+def postgres_factory() -> Iterator[object]:
+    """Creates fresh PostgreSQL databases (by URL) and drops them at the end of the session."""
+    admin = _postgres_admin_engine()
+    created: list[str] = []
+
+    def create() -> str:
+        name = f"rally_test_{secrets.token_hex(6)}"
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        created.append(name)
+        return admin.url.set(database=name).render_as_string(hide_password=False)
+
+    yield create
+    for name in created:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_factory) -> str:
+    """One migrated PostgreSQL database for the session (tables emptied per test by `store`)."""
+    url = postgres_factory()
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path: Path) -> str:
+    """A migrated, empty database of each kind."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'rally.sqlite3'}"
+        upgrade(url)
+        return url
+    url = request.getfixturevalue("postgres_url")
+    _empty_tables(url)
+    return url
+
+
+def _empty_tables(url: str) -> None:
+    engine = sqlalchemy.create_engine(url)
+    with engine.begin() as connection:
+        tables = ", ".join(table.name for table in Base.metadata.sorted_tables)
+        connection.exec_driver_sql(f"TRUNCATE {tables}")
+    engine.dispose()
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    opened = Store(database_url)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A Redis database number of the local server that no other session is using."""
+    token = secrets.token_hex(8)
+    for number in REDIS_TEST_DBS:
+        client = redis.Redis.from_url(f"{REDIS_SERVER_URL}/{number}")
+        if client.set(REDIS_CLAIM_KEY, token, nx=True, ex=6 * 3600):
+            client.flushdb()
+            client.set(REDIS_CLAIM_KEY, token, ex=6 * 3600)
+            yield f"{REDIS_SERVER_URL}/{number}"
+            client.flushdb()
+            client.close()
+            return
+        client.close()
+    pytest.fail(f"every Redis test database {REDIS_TEST_DBS} on {REDIS_SERVER_URL} is taken")
+
+
+@pytest.fixture
+def instance_path(tmp_path: Path) -> Path:
+    """An instance folder with a short path, so a unix socket inside it fits."""
+    return tmp_path / "i"
+
+
+@pytest.fixture
+def embedded_config(instance_path: Path) -> Config:
+    """The default settings: everything under a fresh instance folder."""
+    return Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path)})
