@@ -18,7 +18,7 @@ MAX_SOCKET_PATH = 107
 REDIS_SOCKET_NAME = "redis.sock"
 
 
-def _int_setting(env: Mapping[str, str], name: str, default: int) -> int:
+def _int_setting(env: Mapping[str, str], name: str, default: int, minimum: int = 1) -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
@@ -26,8 +26,8 @@ def _int_setting(env: Mapping[str, str], name: str, default: int) -> int:
         value = int(raw)
     except ValueError:
         raise ValueError(f"{name} must be an integer, not {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, not {value}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, not {value}")
     return value
 
 
@@ -68,7 +68,12 @@ class Config:
     new_seeds_per_hour: int
     solve_timeout: int
     solve_retries: int
-    worker_ttl: int
+    # Seconds before a failed job's first retry; later retries wait 6 and 30 times longer.
+    retry_delay: int
+    # Seconds between planning runs (today's and the next days' dailies, the pending sweep).
+    plan_interval: int
+    # Seconds between a worker's heartbeats; a worker silent for 3 heartbeats counts as dead.
+    heartbeat: int
 
     @property
     def redis_socket(self) -> Path:
@@ -107,5 +112,7 @@ class Config:
             new_seeds_per_hour=_int_setting(env, "RALLY_NEW_SEEDS_PER_HOUR", 60),
             solve_timeout=_int_setting(env, "RALLY_SOLVE_TIMEOUT", 600),
             solve_retries=_int_setting(env, "RALLY_SOLVE_RETRIES", 3),
-            worker_ttl=_int_setting(env, "RALLY_WORKER_TTL", 60),
+            retry_delay=_int_setting(env, "RALLY_RETRY_DELAY", 10, minimum=0),
+            plan_interval=_int_setting(env, "RALLY_PLAN_INTERVAL", 3600),
+            heartbeat=_int_setting(env, "RALLY_HEARTBEAT", 10),
         )

@@ -28,6 +28,7 @@ REDIS_SERVER_URL = "redis://127.0.0.1:6379"
 REDIS_TEST_DBS = range(1, 16)
 # Key that marks a Redis database as taken by one test session.
 REDIS_CLAIM_KEY = "rally-test-session"
+REDIS_CLAIM_SECONDS = 6 * 3600
 
 
 def _postgres_admin_engine() -> sqlalchemy.Engine:
@@ -100,20 +101,29 @@ def store(database_url: str) -> Iterator[Store]:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    """A Redis database number of the local server that no other session is using."""
+def redis_session_url() -> Iterator[str]:
+    """A Redis database number of the local server that no other test session is using."""
     token = secrets.token_hex(8)
     for number in REDIS_TEST_DBS:
         client = redis.Redis.from_url(f"{REDIS_SERVER_URL}/{number}")
-        if client.set(REDIS_CLAIM_KEY, token, nx=True, ex=6 * 3600):
-            client.flushdb()
-            client.set(REDIS_CLAIM_KEY, token, ex=6 * 3600)
+        if client.set(REDIS_CLAIM_KEY, token, nx=True, ex=REDIS_CLAIM_SECONDS):
             yield f"{REDIS_SERVER_URL}/{number}"
             client.flushdb()
             client.close()
             return
         client.close()
-    pytest.fail(f"every Redis test database {REDIS_TEST_DBS} on {REDIS_SERVER_URL} is taken")
+    pytest.fail(f"every Redis test database {list(REDIS_TEST_DBS)} on {REDIS_SERVER_URL} is taken")
+
+
+@pytest.fixture
+def redis_url(redis_session_url: str) -> str:
+    """This session's Redis database, emptied for each test (its claim kept)."""
+    client = redis.Redis.from_url(redis_session_url)
+    claim = client.get(REDIS_CLAIM_KEY)
+    client.flushdb()
+    client.set(REDIS_CLAIM_KEY, claim, ex=REDIS_CLAIM_SECONDS)
+    client.close()
+    return redis_session_url
 
 
 @pytest.fixture
@@ -126,3 +136,22 @@ def instance_path(tmp_path: Path) -> Path:
 def embedded_config(instance_path: Path) -> Config:
     """The default settings: everything under a fresh instance folder."""
     return Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path)})
+
+
+@pytest.fixture
+def service_env(monkeypatch, instance_path: Path, redis_url: str) -> Config:
+    """The environment of a scaled-out process (migrated SQLite, the test Redis), applied
+    to this process and so inherited by forked job processes; its Config."""
+    database_url = f"sqlite:///{instance_path / 'rally.sqlite3'}"
+    upgrade(database_url)
+    env = {
+        "RALLY_INSTANCE_PATH": str(instance_path),
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "RALLY_RETRY_DELAY": "0",
+        "RALLY_SOLVE_RETRIES": "1",
+        "RALLY_HEARTBEAT": "1",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return Config.from_env()
