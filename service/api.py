@@ -660,4 +660,4 @@ def play(game: str, seed: str, body: dict[str, Any]) -> Response:
 )
 def openapi_document() -> Response:
     """The API described as OpenAPI 3.1, generated from the routes."""
-    return jsonify(api.document())
+    return jsonify(api.document(current_app.config["MAX_CONTENT_LENGTH"]))

@@ -126,7 +126,7 @@ class Operation:
     body: Schema | None
     responses: dict[int, Response]
 
-    def document(self) -> Schema:
+    def document(self, body_limit: int) -> Schema:
         entry: Schema = {
             "operationId": self.view_name,
             "summary": self.summary,
@@ -141,6 +141,7 @@ class Operation:
             entry["parameters"] = [param.document() for param in self.params]
         if self.body is not None:
             entry["requestBody"] = {
+                "description": f"JSON of at most {body_limit} bytes (a larger body is a 413)",
                 "required": True,
                 "content": {"application/json": {"schema": self.body}},
             }
@@ -233,10 +234,11 @@ class Api:
 
         return register
 
-    def document(self) -> Schema:
+    def document(self, body_limit: int) -> Schema:
+        """The OpenAPI document; body_limit is the app's request body limit in bytes."""
         paths: dict[str, Schema] = {}
         for operation in self.operations:
-            paths.setdefault(operation.path, {})[operation.method] = operation.document()
+            paths.setdefault(operation.path, {})[operation.method] = operation.document(body_limit)
         return {
             "openapi": "3.1.0",
             "info": self.info,

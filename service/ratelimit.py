@@ -18,7 +18,6 @@ import redis
 from flask import request
 
 from service.openapi import ApiError
-from service.players import current_player_id
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +37,13 @@ class Limit:
 
 
 def client_key() -> str:
-    """Who a request counts against: the signed player id, else the remote address."""
-    player = current_player_id()
-    return f"player:{player}" if player else f"addr:{request.remote_addr}"
+    """Who a request counts against: its remote address.
+
+    Not the player cookie: anyone can shed a cookie and get a fresh one, while
+    an address is what the server sees. (Behind a reverse proxy, the proxy must
+    pass the client's address on, e.g. with werkzeug's ProxyFix.)
+    """
+    return f"addr:{request.remote_addr}"
 
 
 class RateLimiter:
