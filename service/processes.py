@@ -20,7 +20,6 @@ from pathlib import Path
 import click
 
 from service.config import Config
-from service.migrations import upgrade
 from service.redis_server import EmbeddedRedis, start_process
 
 # A child asked to stop gets this long before a second, forceful request, then SIGKILL.
@@ -54,6 +53,8 @@ def gunicorn_command(host: str, port: int, workers: int) -> list[str]:
 @click.command()
 def migrate() -> None:
     """Create or upgrade the database schema at DATABASE_URL."""
+    from service.migrations import upgrade  # Alembic loads slowly: only for commands using it
+
     config = Config.from_env()
     upgrade(config.database_url)
     click.echo("database schema is up to date")
@@ -78,18 +79,23 @@ def web(host: str, port: int, workers: int) -> None:
     os.execv(command[0], command)
 
 
-def session_members(session: int) -> list[int]:
-    """Every live process of a session, from /proc (gunicorn's workers, RQ's job and
-    scheduler processes: everything a child started, even in a process group of its own)."""
-    members = []
+def process_table() -> list[tuple[int, int, int]]:
+    """(pid, parent pid, session id) of every process, from /proc."""
+    table = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
+            # The command name may hold spaces and parentheses: fields start after the last ')'.
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if int(fields[3]) == session:
-            members.append(int(stat.parent.name))
-    return members
+        table.append((int(stat.parent.name), int(fields[1]), int(fields[3])))
+    return table
+
+
+def session_members(session: int) -> list[int]:
+    """Every process of a session: what a child started, even in a process group of its own
+    (gunicorn's workers, RQ's job and scheduler processes)."""
+    return [pid for pid, _parent, member_of in process_table() if member_of == session]
 
 
 class Children:
@@ -156,6 +162,8 @@ def _wait_for_stop_or_exit(children: Children) -> str:
 @workers_option
 def serve(host: str, port: int, workers: int) -> None:
     """Run everything on this machine: embedded Redis, a worker with its scheduler, the web."""
+    from service.migrations import upgrade
+
     config = Config.from_env()
     upgrade(config.database_url)
     env = {**os.environ, "RALLY_INSTANCE_PATH": str(config.instance_path)}

@@ -8,7 +8,12 @@ The embedded default needs neither.
 
 from __future__ import annotations
 
+import os
 import secrets
+import socket
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +25,7 @@ from sqlalchemy.exc import OperationalError
 from service.config import Config
 from service.migrations import upgrade
 from service.models import Base
+from service.processes import process_table
 from service.store import Store
 
 POSTGRES_HOST = "127.0.0.1:5432"
@@ -155,3 +161,54 @@ def service_env(monkeypatch, instance_path: Path, redis_url: str) -> Config:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return Config.from_env()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_http(url: str, seconds: float = 30.0) -> bytes:
+    """The body of the first 200 answer from url within seconds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                return answer.read()
+        except (OSError, urllib.error.HTTPError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def started_under(leader: int) -> set[int]:
+    """The processes started under leader: its descendants and their sessions' members."""
+    table = process_table()
+    family = {leader}
+    while True:
+        grown = family | {
+            pid for pid, parent, session in table if parent in family or session in family
+        }
+        if grown == family:
+            return family
+        family = grown
+
+
+def alive(pid: int) -> bool:
+    """True while pid runs (a zombie awaiting its parent counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def process_env() -> dict[str, str]:
+    """This process's environment without the service's settings (each test sets its own)."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("RALLY_") and name not in ("DATABASE_URL", "REDIS_URL")
+    }
