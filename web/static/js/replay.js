@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { clear, h, say } from "./ui.js";
 
 export function createReplay(container, { game, seed, actions, boards, label }) {
-  const boardRoot = h("div", { class: "board", "aria-live": "polite", "aria-label": `${label}: board` });
+  const boardRoot = h("div", { class: "board replay", "aria-live": "polite", "aria-label": `${label}: board` });
   const caption = h("p", { class: "step-label" });
   const range = h("input", { type: "range", min: 0, max: actions.length, value: 0, "aria-label": `${label}: step` });
   const board = boards.createBoard(boardRoot, { interactive: false });
@@ -14,11 +14,11 @@ export function createReplay(container, { game, seed, actions, boards, label }) 
   const button = (text, aria, to) =>
     h("button", { type: "button", "aria-label": aria, onclick: () => go(to()) }, text);
   const stepper = h("div", { class: "stepper", role: "group", "aria-label": `${label}: step controls` },
-    button("⏮", "First step", () => 0),
-    button("◀", "Previous step", () => step - 1),
+    button("«", "First step", () => 0),
+    button("‹", "Previous step", () => step - 1),
     range,
-    button("▶", "Next step", () => step + 1),
-    button("⏭", "Last step", () => actions.length));
+    button("›", "Next step", () => step + 1),
+    button("»", "Last step", () => actions.length));
   range.addEventListener("input", () => go(Number(range.value)));
 
   async function stateAt(k) {

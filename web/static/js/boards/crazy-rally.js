@@ -120,7 +120,7 @@ export function createBoard(root, { interactive, onAction }) {
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
       h("div", { class: "hand" }, pair.map((card, i) => {
         const action = legal.find((a) => a.type === "apply" && a.card === card.id);
-        return cardButton(card, { focusKey: `apply:${i}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action) });
+        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action) });
       })),
       applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
   }

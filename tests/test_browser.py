@@ -1,0 +1,268 @@
+"""The front end in a real browser (Debian's Chromium driven by Playwright).
+
+Whole dailies are played by clicking through the boards along the solver's
+witness and must reach exactly the optimum; runs survive a reload; a few turns
+are played with the keyboard alone; no page logs a console error or requests
+anything from elsewhere. Screenshots at 360 and 1280 px go to artifacts/screenshots.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.request import urlopen
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from puzzles import GAMES
+from puzzles.playout import random_playout, seeded_chooser
+from service.app import create_app
+from service.config import Config
+from service.migrations import upgrade
+from service.store import PuzzleRecord, Store
+from solver import solve
+from tests.browser_support import (
+    CHROMIUM_ARGS,
+    CLICKS,
+    STEP_TIMEOUT_MS,
+    PageWatch,
+    chromium_path,
+    expect_moves,
+    live_server,
+    page_weight,
+    play_through_ui,
+    screenshot,
+    wait_until_idle,
+)
+
+PAGE_BUDGET_BYTES = 150 * 1024
+WIDTHS = (360, 1280)
+GAME_NAMES = sorted(GAMES)
+OpenPage = Callable[..., Page]
+
+
+@dataclass(frozen=True)
+class Site:
+    url: str
+    store: Store
+
+    def get_json(self, path: str) -> Any:
+        with urlopen(self.url + path) as answer:
+            return json.load(answer)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Iterator[Site]:
+    folder = tmp_path_factory.mktemp("browser")
+    config = Config.from_env(
+        {
+            "RALLY_INSTANCE_PATH": str(folder / "i"),
+            "DATABASE_URL": f"sqlite:///{folder / 'rally.sqlite3'}",
+            "REDIS_URL": redis_session_url,
+            "RALLY_SECRET_KEY": "browser-test-secret",
+            "RALLY_DAILY_KEY": "browser-test-daily-key",
+        }
+    )
+    upgrade(config.database_url)
+    app = create_app(config)
+    with live_server(app) as url:
+        yield Site(url, app.extensions["rally"].store)
+    app.extensions["rally"].store.close()
+
+
+@pytest.fixture(scope="session")
+def solved_dailies(site: Site) -> dict[str, PuzzleRecord]:
+    """Today's puzzle of each game, solved by the real solver and stored as the worker does."""
+    solved = {}
+    for entry in site.get_json("/api/v1/daily")["puzzles"]:
+        puzzle = site.store.get_puzzle(entry["game"], entry["seed"], entry["rules_version"])
+        assert puzzle is not None
+        result = solve(puzzle.game, puzzle.seed)
+        site.store.record_solution(
+            puzzle.id,
+            optimum=result.optimum,
+            tiebreak=result.tiebreak,
+            witness=result.actions,
+            proved=result.proved,
+            solve_seconds=result.seconds,
+        )
+        solved[puzzle.game] = site.store.get_puzzle(puzzle.game, puzzle.seed, puzzle.rules_version)
+    return solved
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def watch(site: Site) -> Iterator[PageWatch]:
+    """Collects what the pages of one test did wrong; the test fails on any of it."""
+    seen = PageWatch(site.url)
+    yield seen
+    assert seen.problems == []
+
+
+@pytest.fixture
+def open_page(browser: Browser, site: Site, watch: PageWatch) -> Iterator[OpenPage]:
+    """Opens a path in a fresh browser profile (a new player) at a given width."""
+    contexts = []
+
+    def open_(path: str, width: int = 1280) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": 900}, base_url=site.url)
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.url)
+        context.set_default_timeout(STEP_TIMEOUT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        watch.attach(page)
+        page.goto(path)
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def practice_run(game: str, seed: str) -> list[Any]:
+    """A legal run of a practice seed, played by the engine with seeded random choices."""
+    return random_playout(GAMES[game], seed, seeded_chooser(seed, "browser"))[1]
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_daily_played_along_the_witness_reaches_the_optimum(
+    game: str, open_page: OpenPage, solved_dailies: dict[str, PuzzleRecord]
+):
+    puzzle = solved_dailies[game]
+    page = open_page("/")
+    page.locator(f'.puzzle-card[data-game="{game}"] a.primary').click()
+    expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
+    wait_until_idle(page)
+    expect(page.locator("#optimum")).to_have_text(str(puzzle.optimum))
+
+    play_through_ui(page, game, puzzle.witness)
+    expect(page.locator("#finish-summary")).to_contain_text(f"score of {puzzle.optimum}.")
+    page.locator("#submit-run").click()
+    page.wait_for_url("**/runs/*")
+
+    expect(page.locator("#your-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#verdict")).to_contain_text("Optimal")
+    expect(page.locator("#place")).to_have_text("Your place: 1 of 1 official run.")
+    expect(page.locator("#histogram .bar.mine")).to_have_count(1)
+    run = page.request.get(f"/api/v1/runs/{page.url.rsplit('/', 1)[1]}").json()
+    assert (run["score"], run["tiebreak"]) == (puzzle.optimum, puzzle.tiebreak)
+    assert run["official"]
+
+    best = page.locator("#replay-best")
+    best.get_by_role("button", name="Last step").click()
+    expect(best.locator(".step-label")).to_contain_text(
+        f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
+    )
+    page.locator("#share").click()
+    expect(page.locator("#share-status")).to_contain_text("Copied")
+    shared = page.evaluate("navigator.clipboard.readText()")
+    title = GAMES[game].title
+    assert f"{title} #{puzzle.number}" in shared
+    assert f"{puzzle.optimum} points, optimum {puzzle.optimum}" in shared
+    assert shared.endswith(f"/runs/{run['id']}")
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"result-{game}-{width}")
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_run_in_progress_survives_a_reload(game: str, open_page: OpenPage):
+    seed = "browser-reload"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    play_through_ui(page, game, actions[:5])
+    page.reload()
+    expect_moves(page, 5)
+    wait_until_idle(page)
+    play_through_ui(page, game, actions[5:8], already=5)
+    stored = page.evaluate(f"localStorage.getItem('rally-daily:actions:{game}:{seed}')")
+    assert json.loads(stored) == actions[:8]
+
+
+def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):
+    game, seed = "crazy-rally", "browser-offline"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    play_through_ui(page, game, actions[:2])
+    page.route("**/api/v1/play/**", lambda route: route.abort("connectionrefused"))
+    page.locator(f'#board [data-focus-key="apply:{actions[2]["card"]}"]').click()
+    expect(page.locator("#messages")).to_contain_text("The server cannot be reached")
+    expect_moves(page, 2)
+    page.unroute("**/api/v1/play/**")
+    play_through_ui(page, game, actions[2:3], already=2)
+    expect(page.locator("#messages")).to_be_empty()
+    # The refused request is the one console error this test expects.
+    assert [p for p in watch.problems if "ERR_CONNECTION_REFUSED" not in p] == []
+    watch.problems.clear()
+
+
+def tab_to(page: Page, selector: str, limit: int = 80) -> None:
+    """Press Tab until the element matching selector has the focus, which must be visible."""
+    for _ in range(limit):
+        if page.evaluate("(s) => document.activeElement?.matches(s) ?? false", selector):
+            outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+            assert outline != "none", f"focus on {selector} is not visible"
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{selector} is not reachable with Tab")
+
+
+def press(page: Page, selector: str) -> None:
+    tab_to(page, selector)
+    page.keyboard.press("Enter")
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_few_turns_with_the_keyboard_alone(game: str, open_page: OpenPage):
+    seed = "browser-keys"
+    actions = practice_run(game, seed)[:7]
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    for number, action in enumerate(actions, start=1):
+        for selector in CLICKS[game](action):
+            press(page, selector)
+        expect_moves(page, number)
+        wait_until_idle(page)
+
+
+UNLABELLED_CONTROLS = """() => [
+  ...document.querySelectorAll("button, a[href], input, select, textarea")]
+  .filter((el) => !(el.getAttribute("aria-label") || el.textContent.trim() || el.labels?.length))
+  .map((el) => el.outerHTML.slice(0, 120))"""
+
+
+def static_pages(seed: str) -> list[str]:
+    return [
+        "/",
+        "/archive",
+        "/practice",
+        *(f"/rules/{game}" for game in GAME_NAMES),
+        *(f"/play/{game}/{seed}" for game in GAME_NAMES),
+    ]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_page_fits_its_budget_and_the_screen(width: int, open_page: OpenPage):
+    for path in static_pages("browser-look"):
+        page = open_page(path, width)
+        page.wait_for_load_state("networkidle")
+        assert page_weight(page) < PAGE_BUDGET_BYTES, path
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+        assert page.evaluate(UNLABELLED_CONTROLS) == [], path
+        name = path.strip("/").replace("/", "-") or "home"
+        screenshot(page, f"{name}-{width}")
+        page.context.close()
