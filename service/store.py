@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -87,36 +87,13 @@ class RunRecord:
 
 
 def _puzzle_record(row: Puzzle) -> PuzzleRecord:
-    return PuzzleRecord(
-        id=row.id,
-        game=row.game,
-        seed=row.seed,
-        rules_version=row.rules_version,
-        daily_date=row.daily_date,
-        number=row.number,
-        status=row.status,
-        optimum=row.optimum,
-        tiebreak=row.tiebreak,
-        witness=row.witness,
-        proved=row.proved,
-        solve_seconds=row.solve_seconds,
-        error=row.error,
-    )
+    return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
 
 
 def _run_record(run: Run, display_name: str | None) -> RunRecord:
-    return RunRecord(
-        id=run.id,
-        puzzle_id=run.puzzle_id,
-        player_id=run.player_id,
-        display_name=display_name,
-        actions=run.actions,
-        score=run.score,
-        tiebreak=run.tiebreak,
-        finished=run.finished,
-        official=run.official,
-        created_at=_aware(run.created_at),
-    )
+    copied = {field.name: getattr(run, field.name) for field in fields(RunRecord)
+              if field.name not in ("display_name", "created_at")}
+    return RunRecord(**copied, display_name=display_name, created_at=_aware(run.created_at))
 
 
 def _configure_sqlite(engine: Engine) -> None:
