@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint install install-test bench clean
+.PHONY: run test lint install install-test chromium bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +29,19 @@ run: install
 lint: install-test
 	$(BIN)/ruff check .
 
-test: lint
+# Browser tests drive Debian's chromium (Playwright's own browser download cannot work here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+
+test: lint chromium
 	$(BIN)/python -m pytest
 
 bench: install
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/solver.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from puzzles.base import Game
+from puzzles.crazy_rally import CrazyRally
+from puzzles.rallye_raser import RallyeRaser
 
-GAMES: dict[str, Game] = {game.name: game for game in ()}
+GAMES: dict[str, Game] = {game.name: game for game in (RallyeRaser(), CrazyRally())}
 
 
 def get_game(name: str) -> Game:

@@ -1,0 +1,126 @@
+"""Solver speed and puzzle quality, per game.
+
+Solves N seeds of each game and prints: the distribution of optima, how many
+seeds have no finishing run, solve time median / p95 / max, the OR-Tools solve
+time beside the independent exact search's time on the same seeds, peak memory,
+and how a simple greedy player and a heuristic player fare against the optimum.
+Each game runs in its own process so its peak memory is its own.
+
+Usage: python bench/solver.py [--seeds N] [--game NAME] [--start K]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import multiprocessing
+import resource
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from puzzles import get_game
+from solver import solve
+from solver.core import SOLVER_MODULES
+
+
+@dataclass
+class GameFigures:
+    game: str
+    optima: Counter = field(default_factory=Counter)
+    solve_seconds: list[float] = field(default_factory=list)
+    independent_seconds: list[float] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+    greedy_gaps: list[int] = field(default_factory=list)
+    greedy_reached: int = 0
+    greedy_finished: int = 0
+    heuristic_finished: int = 0
+    peak_mib: float = 0.0
+
+
+def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, int]:
+    game = get_game(game_name)
+    final = game.replay(seed, actions)
+    return game.score(final), game.tiebreak(final)
+
+
+def measure_seed(figures: GameFigures, seed: str) -> None:
+    module = importlib.import_module(SOLVER_MODULES[figures.game])
+    result = solve(figures.game, seed)
+    figures.optima[(result.optimum, result.tiebreak)] += 1
+    figures.solve_seconds.append(result.seconds)
+    started = time.perf_counter()
+    independent = module.independent_optimum(seed)
+    figures.independent_seconds.append(time.perf_counter() - started)
+    if independent != (result.optimum, result.tiebreak):
+        figures.disagreements.append(seed)
+    greedy = run_result(figures.game, seed, module.greedy_actions(seed))
+    if greedy[0] is not None:
+        figures.greedy_finished += 1
+        figures.greedy_gaps.append((result.optimum or 0) - greedy[0])
+    figures.greedy_reached += greedy == (result.optimum, result.tiebreak)
+    heuristic = run_result(figures.game, seed, module.heuristic_actions(seed))
+    figures.heuristic_finished += heuristic[0] is not None
+
+
+def measure_game(game_name: str, seeds: list[str], out: multiprocessing.Queue) -> None:
+    figures = GameFigures(game_name)
+    for seed in seeds:
+        measure_seed(figures, seed)
+    figures.peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.put(figures)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def report(figures: GameFigures) -> None:
+    count = len(figures.solve_seconds)
+    print(f"\n== {figures.game}: {count} seeds")
+    print("optimum distribution (score, tiebreak): seeds")
+    for pair, seeds in sorted(figures.optima.items(), key=str):
+        print(f"  {pair}: {seeds}")
+    no_finish = sum(n for (score, _), n in figures.optima.items() if score is None)
+    print(f"seeds with no finishing run: {no_finish}")
+    solve_s, indep_s = figures.solve_seconds, figures.independent_seconds
+    print(
+        f"solve seconds: median {statistics.median(solve_s):.3f}  "
+        f"p95 {percentile(solve_s, 0.95):.3f}  max {max(solve_s):.3f}"
+    )
+    ratio = statistics.median(indep_s) / max(statistics.median(solve_s), 1e-9)
+    print(
+        f"independent search seconds: median {statistics.median(indep_s):.3f}  "
+        f"max {max(indep_s):.3f}  (median ratio independent/OR-Tools {ratio:.2f})"
+    )
+    print(f"disagreements with the independent search: {figures.disagreements or 'none'}")
+    print(f"peak memory: {figures.peak_mib:.0f} MiB")
+    gap = statistics.mean(figures.greedy_gaps) if figures.greedy_gaps else float("nan")
+    print(
+        f"greedy: finished {figures.greedy_finished}/{count}, reached the optimum "
+        f"{figures.greedy_reached}/{count}, mean score gap when finished {gap:.2f}"
+    )
+    print(f"heuristic: finished {figures.heuristic_finished}/{count}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", type=int, default=50)
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--game", choices=sorted(SOLVER_MODULES), action="append")
+    args = parser.parse_args()
+    seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
+    context = multiprocessing.get_context("spawn")
+    for game_name in args.game or sorted(SOLVER_MODULES):
+        out = context.Queue()
+        worker = context.Process(target=measure_game, args=(game_name, seeds, out))
+        worker.start()
+        figures = out.get()
+        worker.join()
+        report(figures)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,398 @@
+"""Rallye Raser rules, one or more tests per rule of docs/rules/rallye-raser.md."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from puzzles import IllegalAction, get_game
+from puzzles.rallye_raser import (
+    MAX_ACTIONS_PER_ROUND,
+    MAX_ROUNDS,
+    RallyeRaser,
+    start_state,
+)
+from puzzles.rallye_raser_track import CARDS, card_problems, card_sections, deal_deck, rotated
+from puzzles.rng import Stream, dice
+
+GAME = RallyeRaser()
+OPEN = ["...", "...", "...", "..."]
+MOVE = {"type": "move"}
+ROLL = {"type": "roll"}
+
+
+def track_state(*cards: list[str], **changes) -> dict:
+    """A hand-built start on a track of the given cards (no card-data checks)."""
+    deck = [{"id": f"T{i}", "rotated": False} for i in range(len(cards))]
+    return {**start_state("hand", deck, list(cards)), **changes}
+
+
+def rolled(state: dict, pool: list[int], **changes) -> dict:
+    """The state after a roll that showed pool (hand-chosen dice)."""
+    return {**state, "phase": "dice", "rolls": 1, "used_since_roll": False, "pool": pool, **changes}
+
+
+def place(die: int, row: int, lane: str) -> dict:
+    return {"type": "place", "die": die, "row": row, "lane": lane}
+
+
+def play(state: dict, *actions: dict) -> dict:
+    for action in actions:
+        state = GAME.apply(state, action)
+    return state
+
+
+def refused(state: dict, action: dict, rule: str) -> None:
+    with pytest.raises(IllegalAction) as error:
+        GAME.apply(state, action)
+    assert rule in error.value.reason
+
+
+def test_registered_under_its_public_name():
+    assert isinstance(get_game("rallye-raser"), RallyeRaser)
+
+
+def test_rr1_start_values():
+    state = GAME.new_game("start")
+    assert (state["timer"], state["control"], state["gear"]) == (6, 6, 1)
+    assert state["car"] == {"row": 0, "lane": "M"}
+    assert state["round"] == 1 and state["phase"] == "shift"
+
+
+def test_rr2_card_data_meets_every_constraint():
+    assert len(CARDS) == 9
+    for card in CARDS.values():
+        assert card_problems(card["sections"]) == [], card["id"]
+        assert card_problems(rotated(card["sections"])) == [], card["id"]
+
+
+@pytest.mark.parametrize(
+    ("sections", "problem"),
+    [
+        (["...", "1.2", "..."], "at most one speed-limit field per card"),
+        (["...", "x2.", "..."], "no speed limit in lane M of a two-lane section"),
+        (["1..", "...", "..."], "no speed limit in a card's first or last section"),
+        (["...", ".x.", "..."], "lane M exists in every section"),
+    ],
+)
+def test_rr2_card_constraints_are_checked(sections, problem):
+    assert problem in card_problems(sections)
+
+
+def test_rr3_deck_order_and_rotation_come_from_the_seed():
+    deck = deal_deck("deck-seed")
+    assert sorted(entry["id"] for entry in deck) == sorted(CARDS)
+    assert deal_deck("deck-seed") == deck
+    assert len({json.dumps(deal_deck(f"s{i}")) for i in range(20)}) == 20
+    state = GAME.new_game("deck-seed")
+    rows = [row for entry in deck for row in card_sections(entry)]
+    assert state["track"] == rows
+
+
+def test_rr3_rotation_reverses_sections_and_swaps_l_and_r():
+    assert rotated(["..x", "1.x", "..."]) == ["...", "x.1", "x.."]
+
+
+def test_rr3_view_shows_cards_a_and_b_only():
+    state = GAME.new_game("view-seed")
+    view = GAME.view(state)
+    shown = {view["card_a"]["id"], view["card_b"]["id"]}
+    hidden = {entry["id"] for entry in state["deck"][2:]}
+    assert shown == {entry["id"] for entry in state["deck"][:2]}
+    assert view["cards_remaining"] == 7 and view["finish_rows"] is None
+    assert not any(card_id in json.dumps(view) for card_id in hidden)
+
+
+def test_rr4_dice_actions_need_the_roll_first():
+    state = track_state(OPEN, OPEN)
+    refused(state, place(0, 1, "M"), "RR-7")
+    refused(state, MOVE, "RR-7")
+    assert GAME.legal_actions(state)[-1] == ROLL
+
+
+def test_rr5_one_gear_step_is_free():
+    state = play(track_state(OPEN, OPEN), {"type": "gear", "gear": 2})
+    assert (state["gear"], state["control"]) == (2, 6)
+
+
+def test_rr5_each_further_step_costs_one_control():
+    state = play(track_state(OPEN, OPEN), {"type": "gear", "gear": 3})
+    assert (state["gear"], state["control"]) == (3, 5)
+    broke = track_state(OPEN, OPEN, control=0)
+    refused(broke, {"type": "gear", "gear": 3}, "RR-5")
+    assert {"type": "gear", "gear": 3} not in GAME.legal_actions(broke)
+
+
+def test_rr5_gear_changes_once_and_only_before_the_roll():
+    state = play(track_state(OPEN, OPEN), {"type": "gear", "gear": 2})
+    refused(state, {"type": "gear", "gear": 3}, "RR-5")
+    refused(play(track_state(OPEN, OPEN), ROLL), {"type": "gear", "gear": 2}, "RR-5")
+
+
+def test_rr6_no_upshift_after_engine_damage():
+    state = rolled(track_state(OPEN, OPEN, gear=2), [3, 3])
+    state = play(state, place(0, 1, "M"), MOVE)  # one die for gear 2: engine damage
+    assert state["gear"] == 1 and state["no_upshift"]
+    refused(state, {"type": "gear", "gear": 2}, "RR-6")
+    state = play(state, ROLL, place(0, 2, "M"), MOVE)
+    assert not state["no_upshift"]
+
+
+def test_rr7_dice_are_fixed_by_position():
+    state = play(track_state(OPEN, OPEN), ROLL)
+    assert state["pool"] == list(dice("hand", 1, 0))
+    with_reserve = play(track_state(OPEN, OPEN, reserve=5), ROLL)
+    assert with_reserve["pool"] == list(dice("hand", 1, 0))[:2]
+
+
+def test_rr8_reroll_needs_a_used_die_and_at_most_two():
+    state = play(track_state(OPEN, OPEN, gear=3), ROLL)
+    refused(state, {"type": "reroll"}, "RR-8")
+    state = play(state, {"type": "reserve", "die": 0}, {"type": "reroll"})
+    assert state["pool"] == list(dice("hand", 1, 1))[:2]
+    state = play(state, place(0, 1, "M"), {"type": "reroll"})
+    assert state["pool"] == list(dice("hand", 1, 2))[:1]
+    state = play(state, place(0, 2, "M"))
+    refused(state, {"type": "reroll"}, "RR-8")
+
+
+def test_rr9_route_holds_as_many_dice_as_the_gear():
+    state = play(rolled(track_state(OPEN, OPEN), [3, 4, 3]), place(0, 1, "M"))
+    refused(state, place(0, 2, "M"), "RR-9")
+
+
+@pytest.mark.parametrize(
+    ("row", "lane"),
+    [(0, "M"), (2, "M"), (1, "L"), (1, "R"), (-1, "M")],
+    ids=["own-field", "two-ahead", "diagonal-left", "diagonal-right", "backwards"],
+)
+def test_rr10_route_steps_are_ahead_or_beside(row, lane):
+    refused(rolled(track_state(OPEN, OPEN), [3, 3, 3]), place(0, row, lane), "RR-10")
+
+
+def test_rr10_route_may_run_onto_the_next_card_but_not_beyond_card_b():
+    state = rolled(track_state(["..."], ["..."], ["..."], gear=3), [3, 3, 3])
+    state = play(state, place(0, 1, "M"))
+    assert state["route"][-1]["row"] == 1
+    refused(state, place(0, 2, "M"), "RR-10 (route): that road card is not drawn yet")
+
+
+def test_rr10_absent_and_used_fields_are_refused():
+    state = rolled(track_state(["...", "x.x", "..."], gear=3), [1, 3, 5])
+    refused(state, place(0, 0, "M"), "RR-10")
+    state = play(state, place(0, 0, "L"))
+    refused(state, place(0, 0, "M"), "already used")  # the car's own field
+    state = rolled(track_state(["...", "x.x"], OPEN, gear=3), [3, 3, 3])
+    state = play(state, place(0, 1, "M"))
+    refused(state, place(0, 1, "L"), "absent")
+
+
+def test_rr10_beside_steps_in_the_same_section():
+    state = rolled(track_state(OPEN, OPEN, gear=3), [1, 1, 5])
+    state = play(state, place(0, 0, "L"), place(0, 1, "L"))
+    assert [(d["row"], d["lane"]) for d in state["route"]] == [(0, "L"), (1, "L")]
+
+
+def test_rr11_focus_forbids_limit_to_limit():
+    state = rolled(track_state(["...", "12.", "..."], gear=2), [3, 1])
+    state = play(state, place(0, 1, "M"))
+    refused(state, place(0, 1, "L"), "RR-11")
+    on_limit = rolled(track_state([".1.", ".2."], gear=1), [3])
+    refused(on_limit, place(0, 1, "M"), "RR-11")
+
+
+def test_rr12_one_reserve_kept_across_rounds_and_not_rolled():
+    state = rolled(track_state(OPEN, OPEN, gear=1), [6, 3, 2])
+    state = play(state, {"type": "reserve", "die": 0})
+    assert state["reserve"] == 6 and state["pool"] == [3, 2]
+    refused(state, {"type": "reserve", "die": 0}, "RR-12")
+    state = play(state, place(0, 1, "M"), MOVE)
+    assert state["reserve"] == 6
+    state = play(state, ROLL)
+    assert state["reserve"] == 6 and len(state["pool"]) == 2
+
+
+def test_rr13_reserve_placed_as_route_die():
+    state = rolled(track_state(OPEN, OPEN, gear=1), [2], reserve=4)
+    state = play(state, {"type": "place_reserve", "row": 1, "lane": "M"})
+    assert state["reserve"] is None and state["route"][0]["value"] == 4
+    state = play(state, MOVE, ROLL)
+    assert state["car"] == {"row": 1, "lane": "M"} and len(state["pool"]) == 3
+
+
+def test_rr14_reserve_spent_changes_a_placed_die_by_its_value():
+    state = rolled(track_state(OPEN, OPEN, gear=1), [1], reserve=3)
+    state = play(state, place(0, 1, "M"))
+    refused(state, {"type": "modify", "step": 0, "delta": -1}, "RR-14")  # 1 - 3 < 1
+    state = play(state, {"type": "modify", "step": 0, "delta": 1})
+    assert state["route"][0]["value"] == 4 and state["reserve"] is None
+    refused(state, {"type": "modify", "step": 0, "delta": 1}, "RR-12")
+
+
+def test_rr15_control_changes_a_placed_die_by_one():
+    state = play(rolled(track_state(OPEN, OPEN, gear=1), [6]), place(0, 1, "M"))
+    refused(state, {"type": "control", "step": 0, "delta": 1}, "RR-15")
+    state = play(state, {"type": "control", "step": 0, "delta": -1})
+    assert state["route"][0]["value"] == 5 and state["control"] == 5
+    broke = {**state, "control": 0}
+    refused(broke, {"type": "control", "step": 0, "delta": -1}, "RR-15")
+
+
+def test_rr16_dice_matching_their_lanes_move_the_car_along_the_route():
+    state = rolled(track_state(OPEN, OPEN, gear=3), [4, 2, 1])
+    state = play(state, place(0, 1, "M"), place(1, 1, "L"), place(0, 2, "L"), MOVE)
+    assert state["car"] == {"row": 2, "lane": "L"}
+    assert (state["timer"], state["control"], state["round"]) == (6, 5, 2)
+
+
+def test_rr17_loss_of_control_stops_on_the_wrong_field():
+    state = rolled(track_state(OPEN, OPEN, gear=3, timer=4), [3, 6, 3])
+    state = play(state, place(0, 1, "M"), place(0, 2, "M"), place(0, 3, "M"), MOVE)
+    assert state["car"] == {"row": 2, "lane": "M"}
+    assert state["timer"] == 4 - 1 + 1  # loss of control, then the gear-3 check
+    assert state["last_round"][0] == {"type": "loss_of_control", "row": 2, "lane": "M", "value": 6}
+
+
+def test_rr18_gasfuss_keeps_the_car_on_the_limit_and_drops_the_gear():
+    start = track_state(["...", ".1.", "..."], OPEN, gear=2)
+    state = play(rolled(start, [3, 3]), place(0, 1, "M"), place(0, 2, "M"), MOVE)
+    assert state["car"] == {"row": 1, "lane": "M"}
+    assert state["gear"] == 1 and state["last_round"][0]["type"] == "gasfuss"
+    assert state["control"] == 6  # gear check in gear 1: control +2, capped at 6
+
+
+def test_rr18_leaving_a_limit_within_it_is_fine():
+    start = track_state(["...", ".2.", "..."], OPEN, gear=2)
+    state = play(rolled(start, [3, 3]), place(0, 1, "M"), place(0, 2, "M"), MOVE)
+    assert state["car"] == {"row": 2, "lane": "M"} and state["gear"] == 2
+
+
+def test_rr19_engine_damage_when_fewer_dice_than_the_gear():
+    state = rolled(track_state(OPEN, OPEN, gear=3, control=3), [3, 3, 3])
+    state = play(state, place(0, 1, "M"), place(0, 2, "M"), MOVE)
+    assert state["car"] == {"row": 2, "lane": "M"}
+    assert state["gear"] == 1 and state["no_upshift"]
+    assert (state["timer"], state["control"]) == (5, 5)  # gear check in gear 1
+
+
+def test_rr20_card_advance_when_the_car_ends_on_card_b():
+    state = rolled(track_state(["..."] * 2, OPEN, OPEN, gear=2), [3, 3])
+    state = play(state, place(0, 1, "M"), place(0, 2, "M"), MOVE)
+    assert state["card_a"] == 1
+    view = GAME.view(state)
+    assert view["card_a"]["first_row"] == 2 and view["card_b"]["first_row"] == 6
+    assert view["cards_remaining"] == 0 and view["finish_rows"] == [10, 11, 12]
+
+
+def test_rr20_no_advance_while_on_card_a():
+    state = play(rolled(track_state(OPEN, OPEN), [3]), place(0, 1, "M"), MOVE)
+    assert state["card_a"] == 0
+
+
+@pytest.mark.parametrize(
+    ("gear", "before", "after"),
+    [(3, (4, 4), (5, 3)), (2, (4, 4), (3, 5)), (1, (4, 4), (3, 6)), (3, (6, 0), (6, 0))],
+)
+def test_rr21_gear_check_every_round(gear, before, after):
+    start = track_state(OPEN, OPEN, gear=gear, timer=before[0], control=before[1])
+    state = play(rolled(start, [3] * gear), *[place(0, r, "M") for r in range(1, gear + 1)], MOVE)
+    assert (state["timer"], state["control"]) == after
+
+
+def test_rr22_timer_zero_ends_the_game_unfinished():
+    state = rolled(track_state(OPEN, OPEN, gear=3, timer=1), [1, 3, 3])
+    state = play(state, place(0, 1, "M"), place(0, 2, "M"), place(0, 3, "M"), MOVE)
+    assert state["timer"] == 0 and state["status"] == "timer_out"
+    assert GAME.is_over(state) and GAME.score(state) is None
+    assert GAME.legal_actions(state) == []
+
+
+def test_rr22_gear_check_can_empty_the_timer():
+    state = play(rolled(track_state(OPEN, OPEN, timer=1), [3]), place(0, 1, "M"), MOVE)
+    assert state["status"] == "timer_out" and GAME.score(state) is None
+
+
+def last_row_state(gear: int, **changes) -> dict:
+    """The car on the last row of the last card (the rulebook's finishing example)."""
+    state = track_state(["..."], ["...", "..."], card_a=1, gear=gear, timer=5, control=4)
+    return {**state, "car": {"row": 2, "lane": "M"}, **changes}
+
+
+def test_rr23_moving_beyond_the_last_card_finishes_and_skips_step_iv():
+    state = rolled(last_row_state(3), [4, 6, 1])
+    state = play(state, place(0, 3, "M"), place(0, 3, "R"), place(0, 4, "R"), MOVE)
+    assert state["status"] == "finished" and state["car"] == {"row": 3, "lane": "M"}
+    assert state["timer"] == 4 and state["control"] == 4  # unclean finish, no gear check
+    assert GAME.view(state)["finish_rows"] == [3, 4, 5]
+
+
+def test_rr24_rulebook_example_perfect_finish_in_gear_three():
+    """Gear 3 on the last field of the final card: three dice in the car's lane M."""
+    state = rolled(last_row_state(3), [3, 4, 4])
+    state = play(state, place(0, 3, "M"), place(0, 4, "M"), place(0, 5, "M"), MOVE)
+    assert state["status"] == "finished" and state["timer"] == 6
+    assert state["last_round"] == [{"type": "finish", "perfect": True}]
+
+
+def test_rr24_fewer_dice_than_the_gear_make_the_finish_unclean():
+    state = play(rolled(last_row_state(2), [3, 3]), place(0, 3, "M"), MOVE)
+    assert state["status"] == "finished" and state["timer"] == 4 and state["gear"] == 2
+
+
+def test_rr24_loss_of_control_into_the_finish_zone_still_finishes():
+    state = play(rolled(last_row_state(1), [5]), place(0, 3, "M"), MOVE)
+    assert state["status"] == "finished" and state["timer"] == 5 - 1 + 1
+
+
+def test_rr25_score_and_tiebreak():
+    state = rolled(last_row_state(1, round=7, rounds_played=6), [3])
+    state = play(state, place(0, 3, "M"), MOVE)
+    assert GAME.score(state) == 2 * 6 + 4
+    assert GAME.tiebreak(state) == -7
+
+
+def test_rr26_run_ends_unfinished_after_the_round_limit():
+    state = rolled(track_state(OPEN, OPEN, round=MAX_ROUNDS, rounds_played=MAX_ROUNDS - 1), [3])
+    state = play(state, place(0, 1, "M"), MOVE)
+    assert state["status"] == "round_limit" and GAME.is_over(state)
+    assert GAME.score(state) is None and GAME.tiebreak(state) == -MAX_ROUNDS
+    assert GAME.max_actions == MAX_ROUNDS * MAX_ACTIONS_PER_ROUND
+
+
+def test_actions_with_extra_or_wrong_fields_are_refused():
+    state = rolled(track_state(OPEN, OPEN), [3])
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, {**place(0, 1, "M"), "extra": 1})
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, {"type": "place", "die": True, "row": 1, "lane": "M"})
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, {"type": "place", "die": 0, "row": 1, "lane": "X"})
+
+
+def playthrough(seed: str, pick) -> list[dict]:
+    """The states of one run whose actions pick chooses among the legal ones."""
+    state = GAME.new_game(seed)
+    states = [state]
+    while not GAME.is_over(state):
+        options = GAME.legal_actions(state)
+        state = GAME.apply(state, options[pick(len(options))])
+        states.append(state)
+    return states
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.from_regex(r"[a-z0-9]{1,12}", fullmatch=True))
+def test_invariants_hold_along_random_runs(seed: str):
+    """Dials stay in range, the car never rests on an absent field nor drives backwards."""
+    states = playthrough(seed, Stream(seed, "invariants").below)
+    for before, after in pairwise(states):
+        assert 0 <= after["timer"] <= 6 and 0 <= after["control"] <= 6
+        assert 1 <= after["gear"] <= 3
+        assert after["car"]["row"] >= before["car"]["row"]
+        if after["car"]["row"] < len(after["track"]):
+            lane = "LMR".index(after["car"]["lane"])
+            assert after["track"][after["car"]["row"]][lane] != "x"
