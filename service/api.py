@@ -7,10 +7,13 @@ both validates requests and builds the OpenAPI document.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
@@ -30,6 +33,8 @@ UNSETTLED_MAX_AGE = 30
 # The shape of a daily's seed (service.daily.daily_seed): its date, then 16 hex digits.
 DAILY_SEED = re.compile(r"d(\d{8})-[0-9a-f]{16}")
 
+T = TypeVar("T")
+
 blueprint = Blueprint("api", __name__, url_prefix="/api/v1")
 api = Api(
     blueprint,
@@ -42,6 +47,33 @@ api = Api(
 )
 
 
+class ShortCache:
+    """Values one process keeps for a moment (RALLY_CACHE_SECONDS of the Flask config).
+
+    The hottest reads, today's dailies and a puzzle's record, change at most once:
+    when the solver stores the optimum. Keeping them a second takes the database
+    off those paths, at the price of showing a new optimum up to a second late.
+    """
+
+    MAX_ENTRIES = 4096
+
+    def __init__(self) -> None:
+        self._entries: dict[Hashable, tuple[float, Any]] = {}
+
+    def get(self, key: Hashable, compute: Callable[[], T | None]) -> T | None:
+        """The kept value of key, else compute()'s, kept unless it is None (about to change)."""
+        now = time.monotonic()
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] > now:
+            return entry[1]
+        value = compute()
+        if value is not None:
+            if len(self._entries) >= self.MAX_ENTRIES:
+                self._entries.clear()
+            self._entries[key] = (now + current_app.config["RALLY_CACHE_SECONDS"], value)
+        return value
+
+
 @dataclass(frozen=True)
 class Services:
     """What the views use, built once per application by the app factory."""
@@ -49,6 +81,7 @@ class Services:
     config: Config
     store: Store
     limiter: RateLimiter
+    cache: ShortCache = field(default_factory=ShortCache)
 
 
 def services() -> Services:
@@ -328,9 +361,18 @@ def _is_published(puzzle: PuzzleRecord) -> bool:
     return puzzle.daily_date is None or puzzle.daily_date <= daily.today()
 
 
+def _find_puzzle(game: str, seed: str) -> PuzzleRecord | None:
+    """The stored puzzle of (game, seed) under the current rules (kept a moment)."""
+    rules_version = GAMES[game].rules_version
+    return services().cache.get(
+        ("puzzle", game, seed, rules_version),
+        lambda: services().store.get_puzzle(game, seed, rules_version),
+    )
+
+
 def _stored_puzzle(game: str, seed: str) -> PuzzleRecord:
     """The published puzzle of (game, seed) under the current rules, or 404."""
-    puzzle = services().store.get_puzzle(game, seed, GAMES[game].rules_version)
+    puzzle = _find_puzzle(game, seed)
     if puzzle is None or not _is_published(puzzle):
         raise ApiError(
             404,
@@ -358,9 +400,7 @@ def _puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
     A daily's seed is recorded as that daily even before the scheduled job has
     run, so its runs count as official; any other seed is a practice puzzle.
     """
-    store = services().store
-    rules_version = GAMES[game].rules_version
-    puzzle = store.get_puzzle(game, seed, rules_version)
+    puzzle = _find_puzzle(game, seed)
     if puzzle is None:
         day = _daily_date_of(game, seed)
         if day is not None and day > daily.today():
@@ -368,7 +408,9 @@ def _puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
         limiter = services().limiter
         limiter.check(limiter.new_seeds)
         number = None if day is None else daily.puzzle_number(day)
-        puzzle = store.ensure_puzzle(game, seed, rules_version, daily_date=day, number=number)
+        puzzle = services().store.ensure_puzzle(
+            game, seed, GAMES[game].rules_version, daily_date=day, number=number
+        )
         request_solve(game, seed, services().config)
     if not _is_published(puzzle):
         raise ApiError(404, f"no puzzle {game}/{seed}")
@@ -399,12 +441,28 @@ def _max_age(day: date, puzzles: list[PuzzleRecord]) -> int:
     return max(0, min(max_age, int((midnight - datetime.now(UTC)).total_seconds())))
 
 
-def _daily_answer(day: date) -> Response:
+@dataclass(frozen=True)
+class RenderedDaily:
+    puzzles: list[PuzzleRecord]
+    body: str
+    etag: str
+
+
+def _render_daily(day: date) -> RenderedDaily:
     puzzles = _current_dailies(day)
-    response = jsonify({"date": day.isoformat(), "puzzles": [p.to_json() for p in puzzles]})
+    body = current_app.json.dumps(
+        {"date": day.isoformat(), "puzzles": [puzzle.to_json() for puzzle in puzzles]}
+    )
+    return RenderedDaily(puzzles, body, hashlib.sha1(body.encode()).hexdigest())
+
+
+def _daily_answer(day: date) -> Response:
+    """The day's puzzles with validators; the hottest path of the API, so kept rendered."""
+    rendered = services().cache.get(("daily", day), lambda: _render_daily(day))
+    response = current_app.response_class(rendered.body, mimetype="application/json")
     response.cache_control.public = True
-    response.cache_control.max_age = _max_age(day, puzzles)
-    response.add_etag()
+    response.cache_control.max_age = _max_age(day, rendered.puzzles)
+    response.set_etag(rendered.etag)
     return response.make_conditional(request)
 
 

@@ -19,12 +19,19 @@ from service.queue import web_connection
 from service.ratelimit import RateLimiter
 from service.store import Store
 
+# How long each process keeps the hottest reads (see service.api.ShortCache).
+CACHE_SECONDS = 1.0
+
 
 def create_app(config: Config | None = None) -> Flask:
     """The web application on config's database and Redis (the environment's by default)."""
     config = config or Config.from_env()
     app = Flask(__name__, static_folder=None)
-    app.config.update(SECRET_KEY=config.secret_key, MAX_CONTENT_LENGTH=config.max_body_bytes)
+    app.config.update(
+        SECRET_KEY=config.secret_key,
+        MAX_CONTENT_LENGTH=config.max_body_bytes,
+        RALLY_CACHE_SECONDS=CACHE_SECONDS,
+    )
     app.extensions["rally"] = Services(
         config=config,
         store=Store(config.database_url),
