@@ -1,0 +1,156 @@
+"""Bad input gets a JSON 4xx with a message, and changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from puzzles import get_game
+from service.store import PuzzleRecord, Store
+from tests.api_fixtures import *  # noqa: F403 - the fixtures
+from tests.api_fixtures import FINISHING_GAME, client_of, over_run, todays_daily
+
+GAME_NAME = FINISHING_GAME
+LONGEST = get_game(GAME_NAME).max_actions
+
+
+def assert_json_error(response: Any, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.data
+    assert response.mimetype == "application/json"
+    body = response.get_json()
+    assert body["status"] == status
+    assert isinstance(body["error"], str)
+    assert body["error"]
+    return body
+
+
+def snapshot(store: Store, puzzle: PuzzleRecord) -> tuple[Any, ...]:
+    """What a refused request must leave unchanged."""
+    return (
+        store.player_count(),
+        store.player_count(puzzle.id),
+        store.leaderboard(puzzle.id),
+        store.score_histogram(puzzle.id),
+        store.get_puzzle_by_id(puzzle.id),
+    )
+
+
+BAD_BODIES = {
+    "malformed JSON": b'{"actions": [',
+    "not UTF-8": b'{"actions": ["\xff"]}',
+    "NaN is not JSON": b'{"actions": [NaN]}',
+    "not an object": b"[1, 2]",
+    "no actions": b"{}",
+    "actions not a list": b'{"actions": "north"}',
+    "a client's score": b'{"actions": [], "score": 99}',
+    "name not a string": b'{"actions": [], "name": 7}',
+    "empty name": b'{"actions": [], "name": ""}',
+    "name too long": b'{"actions": [], "name": "' + b"n" * 41 + b'"}',
+    "control characters in the name": b'{"actions": [], "name": "a\\u0007b"}',
+    "too many actions": b'{"actions": [' + b",".join([b"0"] * (LONGEST + 1)) + b"]}",
+}
+
+
+@pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+def test_a_bad_run_body_is_a_400_and_stores_nothing(
+    body: bytes, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, GAME_NAME)
+    before = snapshot(api_store, puzzle)
+    response = client.post(
+        f"/api/v1/puzzles/{GAME_NAME}/{puzzle.seed}/runs",
+        data=body,
+        content_type="application/json",
+    )
+    assert_json_error(response, 400)
+    assert "Set-Cookie" not in response.headers
+    assert snapshot(api_store, puzzle) == before
+
+
+@pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+def test_a_bad_play_body_is_a_400(body: bytes, client: FlaskClient):
+    response = client.post(
+        f"/api/v1/play/{GAME_NAME}/any-seed", data=body, content_type="application/json"
+    )
+    assert_json_error(response, 400)
+
+
+def test_too_many_actions_names_the_limit(client: FlaskClient):
+    actions = over_run(get_game(GAME_NAME), "limit")
+    padded = actions + actions[:1] * (LONGEST + 1 - len(actions))
+    response = client.post(f"/api/v1/play/{GAME_NAME}/limit", json={"actions": padded})
+    assert str(LONGEST) in assert_json_error(response, 400)["error"]
+
+
+def test_an_oversized_body_is_a_413_naming_the_limit(make_app):
+    app = make_app(RALLY_MAX_BODY_BYTES="1000")
+    client = client_of(app)
+    store = app.extensions["rally"].store
+    puzzle = todays_daily(store, GAME_NAME)
+    before = snapshot(store, puzzle)
+    body = b'{"actions": [' + b",".join([b'"padding"'] * 200) + b"]}"
+    assert len(body) > 1000
+    response = client.post(
+        f"/api/v1/puzzles/{GAME_NAME}/{puzzle.seed}/runs",
+        data=body,
+        content_type="application/json",
+    )
+    assert "1000" in assert_json_error(response, 413)["error"]
+    assert snapshot(store, puzzle) == before
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/api/v1/puzzles/no-such-game/seed", 404),
+        ("/api/v1/puzzles/no-such-game/seed/leaderboard", 404),
+        (f"/api/v1/puzzles/{GAME_NAME}/bad%20seed", 400),
+        (f"/api/v1/puzzles/{GAME_NAME}/{'s' * 65}", 400),
+        (f"/api/v1/puzzles/{GAME_NAME}/bad.seed/solution", 400),
+        (f"/api/v1/puzzles/{GAME_NAME}/never-requested/leaderboard", 404),
+        (f"/api/v1/puzzles/{GAME_NAME}/never-requested/solution", 404),
+        ("/api/v1/runs/bad%20id", 404),
+        ("/api/v1/no-such-endpoint", 404),
+    ],
+)
+def test_unknown_or_invalid_names_are_json_4xx_and_record_nothing(
+    path: str, status: int, client: FlaskClient, api_store: Store
+):
+    assert_json_error(client.get(path), status)
+    assert api_store.pending_puzzles() == []
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("POST", "/api/v1/puzzles/no-such-game/seed/runs", 404),
+        ("POST", f"/api/v1/puzzles/{GAME_NAME}/bad%21seed/runs", 400),
+        ("POST", "/api/v1/play/no-such-game/seed", 404),
+        ("POST", f"/api/v1/play/{GAME_NAME}/{'s' * 65}", 400),
+        ("DELETE", "/api/v1/daily", 405),
+        ("PUT", f"/api/v1/puzzles/{GAME_NAME}/seed/runs", 405),
+    ],
+)
+def test_writes_to_unknown_names_or_methods_are_json_4xx(
+    method: str, path: str, status: int, client: FlaskClient
+):
+    response = client.open(path, method=method, json={"actions": []})
+    assert_json_error(response, status)
+
+
+def test_the_405_keeps_its_allow_header(client: FlaskClient):
+    response = client.delete("/api/v1/daily")
+    assert "GET" in response.headers["Allow"]
+
+
+def test_an_unexpected_failure_is_a_json_500_without_details(app: Flask):
+    def broken() -> str:
+        raise RuntimeError("secret internals")
+
+    app.add_url_rule("/broken", "broken", broken)
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    body = assert_json_error(client_of(app).get("/broken"), 500)
+    assert "secret" not in body["error"]
