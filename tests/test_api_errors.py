@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from puzzles import get_game
+from puzzles import GAMES, get_game
 from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import FINISHING_GAME, client_of, over_run, todays_daily
@@ -154,3 +156,72 @@ def test_an_unexpected_failure_is_a_json_500_without_details(app: Flask):
     app.config["PROPAGATE_EXCEPTIONS"] = False
     body = assert_json_error(client_of(app).get("/broken"), 500)
     assert "secret" not in body["error"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 99) | st.text(max_size=6),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+# Rallye Raser looks an action's "type" up in a dict, so an unhashable type raises TypeError.
+UNHASHABLE_TYPE_CRASH = pytest.mark.xfail(
+    raises=TypeError, reason="rallye-raser: an unhashable action type raises TypeError"
+)
+MALFORMED_ACTIONS = [None, 5, "move", [], {}, {"type": None}, {"type": "no-such-type"}]
+UNHASHABLE_TYPES = [{"type": []}, {"type": {}}]
+
+
+@pytest.mark.parametrize(
+    ("game_name", "action"),
+    [(name, action) for name in sorted(GAMES) for action in MALFORMED_ACTIONS]
+    + [
+        pytest.param(
+            name,
+            action,
+            marks=[UNHASHABLE_TYPE_CRASH(strict=True)] if name == "rallye-raser" else [],
+        )
+        for name in sorted(GAMES)
+        for action in UNHASHABLE_TYPES
+    ],
+)
+def test_a_malformed_action_is_a_422(game_name: str, action: Any, client: FlaskClient):
+    response = client.post(f"/api/v1/play/{game_name}/any-seed", json={"actions": [action]})
+    assert assert_json_error(response, 422)["index"] == 0
+
+
+@pytest.mark.parametrize(
+    "game_name",
+    [
+        pytest.param(
+            name, marks=[UNHASHABLE_TYPE_CRASH(strict=False)] if name == "rallye-raser" else []
+        )
+        for name in sorted(GAMES)
+    ],
+)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_tampered_action_is_a_422_naming_it_never_a_server_error(
+    game_name: str, client: FlaskClient, data: st.DataObject
+):
+    game = get_game(game_name)
+    actions = over_run(game, "tampered")
+    index = data.draw(st.integers(0, len(actions) - 1), label="index")
+    original = actions[index]
+    if isinstance(original, dict) and original:
+        field = data.draw(st.sampled_from(sorted(original)) | st.text(max_size=6), label="field")
+        tampered = {**original, field: data.draw(json_values, label="value")}
+    else:
+        tampered = data.draw(json_values, label="action")
+    response = client.post(
+        f"/api/v1/play/{game_name}/tampered",
+        json={"actions": [*actions[:index], tampered]},
+    )
+    assert response.status_code in (200, 422), response.data
+    if response.status_code == 422:
+        assert response.get_json()["index"] == index
