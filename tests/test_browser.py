@@ -9,7 +9,10 @@ anything from elsewhere. Screenshots at 360 and 1280 px go to artifacts/screensh
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +27,6 @@ from service.app import create_app
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
-from solver import solve
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
@@ -49,6 +51,7 @@ OpenPage = Callable[..., Page]
 class Site:
     url: str
     store: Store
+    env: dict[str, str]
 
     def get_json(self, path: str) -> Any:
         with urlopen(self.url + path) as answer:
@@ -58,39 +61,34 @@ class Site:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("browser")
-    config = Config.from_env(
-        {
-            "RALLY_INSTANCE_PATH": str(folder / "i"),
-            "DATABASE_URL": f"sqlite:///{folder / 'rally.sqlite3'}",
-            "REDIS_URL": redis_session_url,
-            "RALLY_SECRET_KEY": "browser-test-secret",
-            "RALLY_DAILY_KEY": "browser-test-daily-key",
-        }
-    )
+    env = {
+        "RALLY_INSTANCE_PATH": str(folder / "i"),
+        "DATABASE_URL": f"sqlite:///{folder / 'rally.sqlite3'}",
+        "REDIS_URL": redis_session_url,
+        "RALLY_SECRET_KEY": "browser-test-secret",
+        "RALLY_DAILY_KEY": "browser-test-daily-key",
+    }
+    config = Config.from_env(env)
     upgrade(config.database_url)
     app = create_app(config)
     with live_server(app) as url:
-        yield Site(url, app.extensions["rally"].store)
+        yield Site(url, app.extensions["rally"].store, env)
     app.extensions["rally"].store.close()
+
+
+SOLVE_JOB = "import sys; from service.jobs import solve_puzzle; solve_puzzle(*sys.argv[1:])"
 
 
 @pytest.fixture(scope="session")
 def solved_dailies(site: Site) -> dict[str, PuzzleRecord]:
-    """Today's puzzle of each game, solved by the real solver and stored as the worker does."""
+    """Today's puzzle of each game, solved by the worker's own job in a process of its own."""
     solved = {}
     for entry in site.get_json("/api/v1/daily")["puzzles"]:
-        puzzle = site.store.get_puzzle(entry["game"], entry["seed"], entry["rules_version"])
-        assert puzzle is not None
-        result = solve(puzzle.game, puzzle.seed)
-        site.store.record_solution(
-            puzzle.id,
-            optimum=result.optimum,
-            tiebreak=result.tiebreak,
-            witness=result.actions,
-            proved=result.proved,
-            solve_seconds=result.seconds,
+        job = (entry["game"], entry["seed"], entry["rules_version"])
+        subprocess.run(
+            [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
         )
-        solved[puzzle.game] = site.store.get_puzzle(puzzle.game, puzzle.seed, puzzle.rules_version)
+        solved[entry["game"]] = site.store.get_puzzle(*job)
     return solved
 
 

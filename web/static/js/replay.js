@@ -19,7 +19,8 @@ export function createReplay(container, { game, seed, actions, boards, label }) 
     range,
     button("›", "Next step", () => step + 1),
     button("»", "Last step", () => actions.length));
-  range.addEventListener("input", () => go(Number(range.value)));
+  // Dragging the slider only asks the server once it is let go.
+  range.addEventListener("change", () => go(Number(range.value)));
 
   async function stateAt(k) {
     if (!cache.has(k)) cache.set(k, await api.play(game, seed, actions.slice(0, k)));

@@ -125,13 +125,16 @@ export function createBoard(root, { interactive, onAction }) {
       applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
   }
 
+  // The test round: card i face up, the cards before it already hidden again.
   function showPreviewCard(stage, i) {
     const track = view.track;
+    const strip = h("ol", { class: "preview-strip", "aria-hidden": "true" }, track.map((_, k) =>
+      h("li", { class: k === i ? "now" : k < i ? "seen" : "" }, k + 1)));
     if (i >= track.length) {
-      clear(stage, h("p", { class: "hidden-track" }, "The track is hidden now. Remember it as you race!"));
+      clear(stage, strip, h("p", { class: "hidden-track" }, "The track is hidden now. Remember it as you race!"));
       return;
     }
-    clear(stage, trackCard(track[i], `card ${i + 1} of ${track.length}: `), h("p", { class: "muted" }, `Card ${i + 1} of ${track.length}`));
+    clear(stage, strip, trackCard(track[i], `card ${i + 1} of ${track.length}: `), h("p", { class: "muted" }, `Card ${i + 1} of ${track.length}`));
     previewTimer = setTimeout(() => showPreviewCard(stage, i + 1), PREVIEW_MS);
   }
 
@@ -208,7 +211,7 @@ export function createBoard(root, { interactive, onAction }) {
 
   function draw() {
     clearTimeout(previewTimer);
-    clear(root, h("div", { class: "cr-board" }, carSheet(view), phasePanel(), lastTurn(view.last)));
+    clear(root, h("div", { class: "cr-board" }, carSheet(view), lastTurn(view.last), phasePanel()));
   }
 
   return {

@@ -189,8 +189,8 @@ export function createBoard(root, { interactive, onAction }) {
     };
     return h("div", {},
       h("h3", {}, "Planned route"),
-      h("ol", { class: "route-list" }, view.route.map((d, step) => h("li", {},
-        h("span", {}, `${LANE_NAMES[d.lane]} lane, row ${d.row + 1}: `, h("b", {}, d.value), d.source === "reserve" ? " (reserve)" : ""),
+      h("ul", { class: "route-list" }, view.route.map((d, step) => h("li", {},
+        h("span", {}, `Die ${step + 1}: ${LANE_NAMES[d.lane]} lane, row ${d.row + 1}, showing `, h("b", {}, d.value), d.source === "reserve" ? " (the reserve)" : ""),
         h("span", { class: "adjusters" },
           adjust("control", step, -1, "−1", `Spend 1 control: route die ${step + 1} minus 1`),
           adjust("control", step, 1, "+1", `Spend 1 control: route die ${step + 1} plus 1`),
