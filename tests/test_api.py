@@ -381,19 +381,23 @@ def test_play_names_the_first_illegal_action(client: FlaskClient):
 # Rate limits
 
 
-def test_writes_over_the_limit_get_429_with_retry_after(make_app):
-    app = make_app(RALLY_WRITES_PER_MINUTE="2")
-    client = client_of(app)
+def a_daily_to_finish(app: Flask) -> tuple[FlaskClient, Store, PuzzleRecord, list[Any]]:
+    """A new client of app, its store, today's daily and a finished run of it."""
     store = app.extensions["rally"].store
     puzzle = todays_daily(store, FINISHING_GAME)
-    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    return client_of(app), store, puzzle, finished_run(get_game(puzzle.game), puzzle.seed)
+
+
+def test_writes_over_the_limit_get_429_with_retry_after(make_app):
+    app = make_app(RALLY_WRITES_PER_MINUTE="2")
+    client, store, puzzle, actions = a_daily_to_finish(app)
     statuses = [submit(client, puzzle, actions).status_code for _ in range(3)]
     assert statuses == [201, 201, 429]
     refused = submit(client, puzzle, actions)
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert refused.get_json()["retry_after"] == int(refused.headers["Retry-After"])
     assert len(store.leaderboard(puzzle.id)) == 1
-    assert submit(client_of(app), puzzle, actions).status_code == 201
+    assert submit(client_of(app), puzzle, actions).status_code == 201  # another address
 
 
 def test_new_seeds_over_the_limit_get_429_but_known_ones_are_served(make_app):
@@ -408,11 +412,7 @@ def test_new_seeds_over_the_limit_get_429_but_known_ones_are_served(make_app):
 
 
 def test_runs_are_accepted_while_redis_is_down(make_app):
-    app = make_app(redis="redis://127.0.0.1:1/0")
-    client = client_of(app)
-    store = app.extensions["rally"].store
-    puzzle = todays_daily(store, FINISHING_GAME)
-    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    client, store, puzzle, actions = a_daily_to_finish(make_app(redis="redis://127.0.0.1:1/0"))
     assert submit(client, puzzle, actions).status_code == 201
     assert client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE_SEED}").status_code == 200
     assert client.get("/api/v1/daily").status_code == 200
