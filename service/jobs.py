@@ -16,7 +16,9 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-from types import TracebackType
+import signal
+import time
+from types import FrameType, TracebackType
 from typing import Any
 
 import redis
@@ -30,9 +32,7 @@ from service.queue import enqueue_solve, schedule_next_plan, solve_queue, start_
 from service.store import Store
 
 log = logging.getLogger(__name__)
-# The part of OR-Tools that takes about a second to import: loaded once in the worker,
-# not in every forked job process.
-HEAVY_MODULES = ("ortools.sat.python.cp_model",)
+REDIS_RETRY_SECONDS = 1.0
 
 _stores: dict[tuple[int, str], Store] = {}
 
@@ -132,6 +132,11 @@ class SolveWorker(Worker):
             **kwargs,
         )
         self.heartbeat_grace = 2 * heartbeat
+        self.stop_requested = False
+
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_requested = True
+        super().request_stop(signum, frame)
 
     def get_heartbeat_ttl(self, job: Job) -> int:
         if job.timeout and job.timeout > 0:
@@ -141,18 +146,43 @@ class SolveWorker(Worker):
 
 
 def preload_solvers() -> None:
-    """Import every solver and OR-Tools before forking, so each job process starts warm."""
+    """Import every solver, and with it OR-Tools, once in the worker before it forks, so a
+    job process does not import them again for each job."""
     from solver.core import SOLVER_MODULES
 
-    for module in (*HEAVY_MODULES, *SOLVER_MODULES.values()):
+    for module in SOLVER_MODULES.values():
         importlib.import_module(module)
 
 
-def run_worker(config: Config, burst: bool = False, with_scheduler: bool = True) -> None:
-    """Work the solve queue (and run RQ's scheduler) until stopped; burst: until it is empty."""
+def wait_for_redis(connection: redis.Redis) -> None:
+    """Return once Redis answers; SIGTERM or Ctrl-C ends the wait (and the process)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    while True:
+        try:
+            connection.ping()
+            return
+        except redis.RedisError as error:
+            log.warning("waiting for Redis: %s", error)
+            time.sleep(REDIS_RETRY_SECONDS)
+
+
+def run_worker(config: Config, burst: bool = False) -> None:
+    """Work the solve queue and run RQ's scheduler until stopped (burst: until it is empty).
+
+    RQ's worker quits when Redis goes away in the middle of a job; here a new
+    worker takes over as soon as Redis is back, so queued work resumes by itself.
+    """
     preload_solvers()
     connection = redis.Redis.from_url(config.redis_url)
-    queue = solve_queue(connection)
-    start_planning(queue, config)
-    worker = SolveWorker([queue], connection=connection, heartbeat=config.heartbeat)
-    worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
+    while True:
+        wait_for_redis(connection)
+        worker = SolveWorker([solve_queue(connection)], connection=connection,
+                             heartbeat=config.heartbeat)
+        try:
+            start_planning(solve_queue(connection), config)
+            worker.work(burst=burst, with_scheduler=True, logging_level="INFO")
+        except redis.RedisError as error:
+            log.warning("worker lost Redis: %s", error)
+        if burst or worker.stop_requested:
+            return
