@@ -50,13 +50,16 @@ def api_config(instance_path: Path, database_url: str, redis_url: str, **setting
 
 @pytest.fixture
 def make_app(tmp_path: Path, redis_url: str) -> Iterator[AppFactory]:
-    """Builds apps on a fresh migrated SQLite database; settings are RALLY_* variables."""
-    database_url = f"sqlite:///{tmp_path / 'api.sqlite3'}"
-    upgrade(database_url)
+    """Builds apps on a database (by default one fresh migrated SQLite database for the
+    test); settings are RALLY_* variables."""
+    sqlite_url = f"sqlite:///{tmp_path / 'api.sqlite3'}"
     apps: list[Flask] = []
 
-    def make(redis: str = redis_url, **settings: str) -> Flask:
-        app = create_app(api_config(tmp_path / "i", database_url, redis, **settings))
+    def make(redis: str = redis_url, database: str | None = None, **settings: str) -> Flask:
+        if database is None:
+            database = sqlite_url
+            upgrade(sqlite_url)
+        app = create_app(api_config(tmp_path / "i", database, redis, **settings))
         app.config["TESTING"] = True
         apps.append(app)
         return app

@@ -220,6 +220,21 @@ def test_only_the_first_finished_run_of_a_daily_is_official(client: FlaskClient,
     assert board["players"] == 1
 
 
+def test_official_runs_and_the_leaderboard_on_each_database(make_app, database_url: str):
+    app = make_app(database=database_url)
+    client, _store, puzzle, actions = a_daily_to_finish(app)
+    other = finished_run(get_game(puzzle.game), puzzle.seed, 1)
+    runs = [submit(client, puzzle, actions), submit(client, puzzle, other)]
+    runs.append(submit(client_of(app), puzzle, other, name="Bo"))
+    assert [run.get_json()["official"] for run in runs] == [True, False, True]
+    board = client.get(f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/leaderboard").get_json()
+    assert sorted(entry["run_id"] for entry in board["entries"]) == sorted(
+        runs[index].get_json()["id"] for index in (0, 2)
+    )
+    assert sum(bar["count"] for bar in board["histogram"]) == 2
+    assert board["players"] == 2
+
+
 def test_practice_runs_are_never_official(client: FlaskClient):
     game_name = FINISHING_GAME
     actions = finished_run(get_game(game_name), PRACTICE_SEED)
