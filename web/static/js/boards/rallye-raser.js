@@ -137,7 +137,7 @@ export function createBoard(root, { interactive, onAction }) {
   }
 
   function dials() {
-    return h("div", { class: "dials" },
+    return h("div", { class: "dials rr-dials" },
       dial("Timer", view.timer, "timer"), dial("Control", view.control, "control"), dial("Gear", view.gear, "gear", view.no_upshift ? "no upshift" : null),
       h("div", { class: "stat" }, h("span", {}, "Round"), h("b", {}, view.round), h("span", {}, `of at most ${view.max_rounds}`)));
   }
@@ -199,16 +199,21 @@ export function createBoard(root, { interactive, onAction }) {
       view.dice_to_place > 0 ? h("p", { class: "muted" }, `${view.dice_to_place} more ${view.dice_to_place === 1 ? "die is" : "dice are"} expected by the gear; driving with fewer damages the engine.`) : null);
   }
 
-  function diceControls() {
-    const reroll = legal.find((a) => a.type === "reroll");
-    const move = legal.find((a) => a.type === "move");
+  function diceTray() {
     return h("div", { class: "panel" },
       h("h2", {}, `Round ${view.round}: place the dice`),
       h("div", { class: "tray" },
         h("div", { class: "pool", role: "group", "aria-label": "White dice" }, h("span", { class: "tray-label" }, "Dice"),
           view.pool.length ? view.pool.map(poolDie) : h("span", { class: "empty-slot" }, "none left")),
         reserveSlot()),
-      selectedHelp(),
+      selectedHelp());
+  }
+
+  function routePanel() {
+    if (view.over || view.phase !== "dice") return null;
+    const reroll = legal.find((a) => a.type === "reroll");
+    const move = legal.find((a) => a.type === "move");
+    return h("div", { class: "panel rr-route" },
       routeList(),
       interactive ? h("div", { class: "actions" },
         h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
@@ -224,19 +229,23 @@ export function createBoard(root, { interactive, onAction }) {
 
   function lastRound() {
     if (!view.last_round?.length) return null;
-    return h("div", { class: "panel last-round" }, h("h3", {}, "Last round"),
+    return h("div", { class: "panel rr-last" }, h("h3", {}, "Last round"),
       h("ul", { class: "log" }, view.last_round.map((e) => h("li", {}, lastRoundText(e)))));
   }
 
   function controls() {
     if (view.over) return overPanel();
-    return view.phase === "shift" ? shiftControls() : diceControls();
+    return view.phase === "shift" ? shiftControls() : diceTray();
   }
 
+  // On a narrow screen the tray stays at the bottom of the screen while the road scrolls by.
   function draw() {
     clear(root, h("div", { class: "rr-board" },
+      dials(),
       h("div", { class: "rr-road" }, road()),
-      h("div", { class: "rr-side" }, dials(), controls(), lastRound())));
+      h("div", { class: "rr-tray" }, controls()),
+      routePanel(),
+      lastRound()));
   }
 
   return {
