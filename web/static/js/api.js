@@ -2,7 +2,7 @@
 // message is written for the player (rate limit, server down, refused run).
 const BASE = "/api/v1";
 
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(message, status, body) {
     super(message);
     this.status = status;
