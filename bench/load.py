@@ -53,6 +53,8 @@ CEILING_PORT = 8732
 # The game whose daily the bench plays: its random playouts reach the finish often.
 GAME = "crazy-rally"
 STARTUP_SECONDS = 30.0
+# Paced wrk load: requests per second each connection sends (it pauses between them).
+PACED_PER_CONNECTION = 10
 
 
 def bare_app() -> Flask:
@@ -98,10 +100,19 @@ end
 """
 
 
-def wrk(target: Target, seconds: int, connections: int, threads: int, work_dir: Path) -> Result:
-    request = ""
+def wrk(
+    target: Target,
+    seconds: int,
+    connections: int,
+    threads: int,
+    work_dir: Path,
+    pause_ms: float = 0.0,
+) -> Result:
+    """wrk's figures for target; with pause_ms each connection waits that long between
+    requests, which paces the load (latency then excludes the pause)."""
+    request = f"delay = function() return {pause_ms} end\n" if pause_ms else ""
     if target.body is not None:
-        request = (
+        request += (
             'wrk.method = "POST"\n'
             f"wrk.body = [==[{target.body}]==]\n"
             'wrk.headers["Content-Type"] = "application/json"'
@@ -283,6 +294,24 @@ def start_servers(instance: Path, workers: int) -> list[subprocess.Popen[bytes]]
     return [service, ceiling]
 
 
+def measure(tool: str, target: Target, options: argparse.Namespace, work_dir: Path) -> Result:
+    """Target driven as fast as it answers."""
+    if tool == "wrk":
+        return wrk(target, options.seconds, options.connections, options.threads, work_dir)
+    return python_load(target, options.seconds, options.connections)
+
+
+def measure_paced(tool: str, target: Target, options: argparse.Namespace, work_dir: Path) -> Result:
+    """Target driven at options.rate requests per second."""
+    if tool == "wrk":
+        # Each connection sends PACED_PER_CONNECTION requests per second.
+        connections = max(1, options.rate // PACED_PER_CONNECTION)
+        threads = min(options.threads, connections)
+        pause_ms = 1000 / PACED_PER_CONNECTION
+        return wrk(target, options.seconds, connections, threads, work_dir, pause_ms)
+    return paced_load(target, options.rate, options.seconds)
+
+
 def report(results: list[Result], tool: str) -> None:
     ceiling = results[0].requests_per_second
     print(f"load from {tool}")
@@ -309,16 +338,10 @@ def main() -> None:
         with EmbeddedRedis(instance / "redis.sock", instance):
             servers = start_servers(instance, options.workers)
             try:
-                results = []
-                for target in targets():
-                    if tool == "wrk":
-                        run = wrk(target, options.seconds, options.connections, options.threads,
-                                  instance)  # fmt: skip
-                    else:
-                        run = python_load(target, options.seconds, options.connections)
-                    results.append(run)
-                paced = replace(target, name=f"POST runs, {options.rate}/s paced")
-                results.append(paced_load(paced, options.rate, options.seconds))
+                prepared = targets()
+                results = [measure(tool, target, options, instance) for target in prepared]
+                paced = replace(prepared[-1], name=f"POST runs, {options.rate}/s paced")
+                results.append(measure_paced(tool, paced, options, instance))
             finally:
                 for server in servers:
                     server.terminate()
