@@ -56,8 +56,11 @@ def solve_queue(connection: redis.Redis) -> Queue:
 
 
 def _retry(config: Config) -> Retry:
+    """Retries with backoff; a retried job goes to the front, having waited its turn once."""
     return Retry(
-        max=config.solve_retries, interval=[config.retry_delay * step for step in RETRY_BACKOFF]
+        max=config.solve_retries,
+        interval=[config.retry_delay * step for step in RETRY_BACKOFF],
+        enqueue_at_front=True,
     )
 
 

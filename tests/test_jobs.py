@@ -117,3 +117,19 @@ def test_an_ended_job_does_not_block_a_puzzle_still_pending(queue, connection, s
     work_until_empty(connection)
     assert enqueue_solve(queue, service_env, "no-such-game", "s1", "v1")
     assert queue.job_ids == [solve_job_id("no-such-game", "s1", "v1")]
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_a_puzzle_is_solved_and_stored_exactly_once(game_name, queue, connection, service_env,
+                                                     job_store):
+    game = GAMES[game_name]
+    puzzle = job_store.ensure_puzzle(game_name, "solved-once", game.rules_version)
+    enqueue_solve(queue, service_env, game_name, puzzle.seed, puzzle.rules_version)
+    work_until_empty(connection)
+    solved = job_store.get_puzzle_by_id(puzzle.id)
+    assert solved.status == "solved"
+    assert jobs.solve_puzzle(game_name, puzzle.seed, puzzle.rules_version) == "already solved"
+    assert job_store.get_puzzle_by_id(puzzle.id) == solved
+    if solved.optimum is not None:
+        final = game.replay(puzzle.seed, solved.witness)
+        assert (game.score(final), game.tiebreak(final)) == (solved.optimum, solved.tiebreak)
