@@ -26,6 +26,7 @@ import itertools
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -33,6 +34,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -48,8 +50,6 @@ from service.processes import gunicorn_command  # noqa: E402
 from service.redis_server import EmbeddedRedis, start_process  # noqa: E402
 
 HOST = "127.0.0.1"
-SERVICE_PORT = 8731
-CEILING_PORT = 8732
 # The game whose daily the bench plays: its random playouts reach the finish often.
 GAME = "crazy-rally"
 STARTUP_SECONDS = 30.0
@@ -247,9 +247,18 @@ def finished_actions(seed: str) -> list[Any]:
     raise RuntimeError(f"no random playout of {GAME}/{seed} finished")
 
 
-def targets() -> list[Target]:
+def free_ports(count: int) -> list[int]:
+    """count distinct ports free on HOST now (all probed at once, so no two are equal)."""
+    with ExitStack() as stack:
+        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind((HOST, 0))
+        return [probe.getsockname()[1] for probe in probes]
+
+
+def targets(service_port: int, ceiling_port: int) -> list[Target]:
     """What to drive, prepared through the running service (today's daily, a finished run)."""
-    service = f"http://{HOST}:{SERVICE_PORT}/api/v1"
+    service = f"http://{HOST}:{service_port}/api/v1"
     with urllib.request.urlopen(f"{service}/daily", timeout=10) as response:
         puzzles = json.load(response)["puzzles"]
     seed = next(puzzle["seed"] for puzzle in puzzles if puzzle["game"] == GAME)
@@ -257,24 +266,26 @@ def targets() -> list[Target]:
     # One run first, so that the timed submissions are the players' later, practice runs.
     post_json(f"{service}/puzzles/{GAME}/{seed}/runs", {"actions": actions})
     return [
-        Target("bare Flask (ceiling)", CEILING_PORT, "/bare"),
-        Target("GET /daily", SERVICE_PORT, "/api/v1/daily"),
+        Target("bare Flask (ceiling)", ceiling_port, "/bare"),
+        Target("GET /daily", service_port, "/api/v1/daily"),
         Target(
             "POST /play (half a run)",
-            SERVICE_PORT,
+            service_port,
             f"/api/v1/play/{GAME}/{seed}",
             json.dumps({"actions": actions[: len(actions) // 2]}),
         ),
         Target(
             "POST runs (submission)",
-            SERVICE_PORT,
+            service_port,
             f"/api/v1/puzzles/{GAME}/{seed}/runs",
             json.dumps({"actions": actions}),
         ),
     ]
 
 
-def start_servers(instance: Path, workers: int) -> list[subprocess.Popen[bytes]]:
+def start_servers(
+    instance: Path, workers: int, service_port: int, ceiling_port: int
+) -> list[subprocess.Popen[bytes]]:
     env = {
         **os.environ,
         "PYTHONPATH": str(BENCH_DIR.parent),
@@ -286,11 +297,11 @@ def start_servers(instance: Path, workers: int) -> list[subprocess.Popen[bytes]]
     }
     migrate = [sys.executable, "-m", "service.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
-    service = start_process(gunicorn_command(HOST, SERVICE_PORT, workers), env)
-    ceiling_command = gunicorn_command(HOST, CEILING_PORT, workers)
+    service = start_process(gunicorn_command(HOST, service_port, workers), env)
+    ceiling_command = gunicorn_command(HOST, ceiling_port, workers)
     ceiling = start_process([*ceiling_command[:-1], "--chdir", str(BENCH_DIR), "load:bare_app()"])
-    wait_until_up(f"http://{HOST}:{CEILING_PORT}/bare")
-    wait_until_up(f"http://{HOST}:{SERVICE_PORT}/api/v1/games")
+    wait_until_up(f"http://{HOST}:{ceiling_port}/bare")
+    wait_until_up(f"http://{HOST}:{service_port}/api/v1/games")
     return [service, ceiling]
 
 
@@ -336,9 +347,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
         instance = Path(folder)
         with EmbeddedRedis(instance / "redis.sock", instance):
-            servers = start_servers(instance, options.workers)
+            ports = free_ports(2)
+            servers = start_servers(instance, options.workers, *ports)
             try:
-                prepared = targets()
+                prepared = targets(*ports)
                 results = [measure(tool, target, options, instance) for target in prepared]
                 paced = replace(prepared[-1], name=f"POST runs, {options.rate}/s paced")
                 results.append(measure_paced(tool, paced, options, instance))

@@ -436,9 +436,11 @@ def _current_dailies(day: date) -> list[PuzzleRecord]:
 def _max_age(day: date, puzzles: list[PuzzleRecord]) -> int:
     settled = all(puzzle.status != "pending" for puzzle in puzzles)
     max_age = SETTLED_MAX_AGE if settled else UNSETTLED_MAX_AGE
+    if day != daily.today():
+        return max_age
     # Today's answer must not outlive the day: /daily changes at 00:00 UTC.
     midnight = datetime.combine(day + timedelta(days=1), datetime.min.time(), UTC)
-    return max(0, min(max_age, int((midnight - datetime.now(UTC)).total_seconds())))
+    return min(max_age, int((midnight - datetime.now(UTC)).total_seconds()))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from rq.job import Job
 
 from puzzles import GAMES, get_game
-from service import daily
+from service import api, daily
 from service.players import COOKIE_NAME
 from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
@@ -95,7 +95,9 @@ def test_a_solved_puzzle_changes_the_daily_etag(app: Flask, client: FlaskClient,
 
 def test_an_earlier_date_has_its_own_puzzles(client: FlaskClient):
     yesterday = daily.today() - timedelta(days=1)
-    body = client.get(f"/api/v1/daily/{yesterday}").get_json()
+    response = client.get(f"/api/v1/daily/{yesterday}")
+    assert response.cache_control.max_age == api.UNSETTLED_MAX_AGE  # its puzzles are pending
+    body = response.get_json()
     assert body["date"] == yesterday.isoformat()
     assert [p["seed"] for p in body["puzzles"]] == [
         daily.daily_seed(DAILY_KEY, name, yesterday) for name in GAME_NAMES
