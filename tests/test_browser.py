@@ -14,7 +14,9 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.request import urlopen
 
@@ -58,15 +60,16 @@ class Site:
             return json.load(answer)
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Iterator[Site]:
-    folder = tmp_path_factory.mktemp("browser")
+@contextmanager
+def served_site(folder: Path, redis_url: str, **settings: str) -> Iterator[Site]:
+    """The real app on SQLite in folder, served on a free loopback port."""
     env = {
         "RALLY_INSTANCE_PATH": str(folder / "i"),
         "DATABASE_URL": f"sqlite:///{folder / 'rally.sqlite3'}",
-        "REDIS_URL": redis_session_url,
+        "REDIS_URL": redis_url,
         "RALLY_SECRET_KEY": "browser-test-secret",
         "RALLY_DAILY_KEY": "browser-test-daily-key",
+        **settings,
     }
     config = Config.from_env(env)
     upgrade(config.database_url)
@@ -74,6 +77,12 @@ def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> It
     with live_server(app) as url:
         yield Site(url, app.extensions["rally"].store, env)
     app.extensions["rally"].store.close()
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Iterator[Site]:
+    with served_site(tmp_path_factory.mktemp("browser"), redis_session_url) as served:
+        yield served
 
 
 SOLVE_JOB = "import sys; from service.jobs import solve_puzzle; solve_puzzle(*sys.argv[1:])"
@@ -101,9 +110,9 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def watch(site: Site) -> Iterator[PageWatch]:
+def watch() -> Iterator[PageWatch]:
     """Collects what the pages of one test did wrong; the test fails on any of it."""
-    seen = PageWatch(site.url)
+    seen = PageWatch()
     yield seen
     assert seen.problems == []
 
@@ -113,9 +122,9 @@ def open_page(browser: Browser, site: Site, watch: PageWatch) -> Iterator[OpenPa
     """Opens a path in a fresh browser profile (a new player) at a given width."""
     contexts = []
 
-    def open_(path: str, width: int = 1280) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": 900}, base_url=site.url)
-        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.url)
+    def open_(path: str, width: int = 1280, base_url: str = site.url) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": 900}, base_url=base_url)
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
         context.set_default_timeout(STEP_TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()
@@ -203,9 +212,29 @@ def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, w
     page.unroute("**/api/v1/play/**")
     play_through_ui(page, game, actions[2:3], already=2)
     expect(page.locator("#messages")).to_be_empty()
-    # The refused request is the one console error this test expects.
-    assert [p for p in watch.problems if "ERR_CONNECTION_REFUSED" not in p] == []
-    watch.problems.clear()
+    watch.expected("ERR_CONNECTION_REFUSED")
+
+
+def test_a_rate_limited_submission_is_explained_and_keeps_the_run(
+    open_page: OpenPage, watch: PageWatch, tmp_path: Path, redis_url: str
+):
+    game, seed = "crazy-rally", "browser-limit"
+    actions = practice_run(game, seed)
+    with served_site(tmp_path, redis_url, RALLY_WRITES_PER_MINUTE="1") as strict:
+        page = open_page(f"/play/{game}/{seed}", base_url=strict.url)
+        for attempt in ("accepted", "refused"):
+            wait_until_idle(page)
+            play_through_ui(page, game, actions)
+            page.locator("#submit-run").click()
+            if attempt == "accepted":
+                page.wait_for_url("**/runs/*")
+                page.goto(f"/play/{game}/{seed}")
+        expect(page.locator("#messages")).to_contain_text("Too many requests")
+        expect(page.locator("#messages")).to_contain_text("your run is kept on this device")
+        page.reload()
+        expect_moves(page, len(actions))
+        expect(page.locator("#finish")).to_be_visible()
+    watch.expected("status of 429")
 
 
 def tab_to(page: Page, selector: str, limit: int = 80) -> None:
