@@ -113,24 +113,22 @@ def enqueue_solve(queue: Queue, config: Config, game: str, seed: str, rules_vers
 
 
 def schedule_plan(queue: Queue, config: Config, slot_start: datetime) -> bool:
-    """Schedule the planning run of the slot starting at slot_start (at most once per slot)."""
+    """Queue (or schedule, if it is ahead) the planning run of the slot starting at
+    slot_start; False if that run already waits."""
     job_id = plan_job_id(slot_start)
-    options = {
-        "job_id": job_id,
-        "unique": True,
-        "job_timeout": config.solve_timeout,
-        "retry": _retry(config),
-        "result_ttl": RESULT_TTL,
-        "failure_ttl": FAILURE_TTL,
-    }
+    job = queue.create_job(
+        "service.jobs.plan_dailies",
+        job_id=job_id,
+        timeout=config.solve_timeout,
+        retry=_retry(config),
+        result_ttl=RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+    )
     if slot_start <= datetime.now(UTC):
-        return _enqueue_unique(
-            queue, job_id, lambda: queue.enqueue("service.jobs.plan_dailies", **options)
-        )
+        return _enqueue_unique(queue, job_id, lambda: queue.enqueue_job(job, unique=True))
+    # Queue.enqueue_at ignores unique=True (rq 2.12); schedule_job honours it.
     return _enqueue_unique(
-        queue,
-        job_id,
-        lambda: queue.enqueue_at(slot_start, "service.jobs.plan_dailies", **options),
+        queue, job_id, lambda: queue.schedule_job(job, slot_start, unique=True)
     )
 
 

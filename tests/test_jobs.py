@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,6 +19,7 @@ from service.queue import (
     plan_job_id,
     plan_slot,
     request_solve,
+    schedule_next_plan,
     solve_job_id,
     solve_queue,
     start_planning,
@@ -77,6 +79,7 @@ def test_planning_runs_once_per_slot_and_schedules_the_next(queue, connection, s
     assert Job.fetch(plan_job_id(this_slot), connection=connection).get_status() == "finished"
     scheduled = ScheduledJobRegistry(queue=queue).get_job_ids()
     assert scheduled == [plan_job_id(next_slot)]
+    assert not schedule_next_plan(queue, service_env)
 
 
 def test_planning_records_the_coming_dailies_and_queues_them(
@@ -133,3 +136,16 @@ def test_a_puzzle_is_solved_and_stored_exactly_once(game_name, queue, connection
     if solved.optimum is not None:
         final = game.replay(puzzle.seed, solved.witness)
         assert (game.score(final), game.tiebreak(final)) == (solved.optimum, solved.tiebreak)
+
+
+def test_the_planning_chain_runs_on_at_the_next_slot(queue, connection, monkeypatch):
+    monkeypatch.setenv("RALLY_PLAN_INTERVAL", "2")
+    config = Config.from_env()
+    start_planning(queue, config)
+    work_until_empty(connection, max_jobs=1)
+    (next_plan,) = ScheduledJobRegistry(queue=queue).get_job_ids()
+    queue.empty()  # the dailies' solving is not what this test waits for
+    time.sleep(2.1)
+    work_until_empty(connection, max_jobs=1)  # RQ's scheduler queues the due run first
+    assert Job.fetch(next_plan, connection=connection).get_status() == JobStatus.FINISHED
+    assert ScheduledJobRegistry(queue=queue).get_job_ids() != [next_plan]
