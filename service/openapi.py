@@ -23,12 +23,16 @@ from werkzeug.exceptions import HTTPException
 Schema = dict[str, Any]
 View = Callable[..., Any]
 
+# Deepest nesting of lists and objects a body may have: no request needs more, and
+# deeper values would make recursive code (JSON encoding, rules engines) fail.
+MAX_BODY_DEPTH = 16
 # Longest excerpt of a validation message: messages quote the offending value,
 # which may be an entire oversized body.
 MAX_MESSAGE_CHARS = 300
 
 ERROR_DESCRIPTIONS = {
-    400: "Bad input: malformed JSON, a value of the wrong type or shape, an invalid seed",
+    400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a value of the "
+    "wrong type or shape, an invalid seed",
     403: "Not yet public",
     404: "No such game, puzzle, run or date",
     413: "The request body is larger than the documented limit",
@@ -152,6 +156,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _nests_deeper_than(value: Any, limit: int) -> bool:
+    """True when value holds lists or objects more than limit levels deep (no recursion)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            pending.extend((child, depth + 1) for child in children)
+    return False
+
+
 def read_json_body(validator: jsonschema_rs.Validator) -> Any:
     """The request's JSON body, checked by validator (ApiError 400 otherwise).
 
@@ -159,8 +176,10 @@ def read_json_body(validator: jsonschema_rs.Validator) -> Any:
     """
     try:
         body = json.loads(request.get_data(cache=False), parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, RecursionError) as error:
         raise ApiError(400, f"the request body is not valid JSON: {error}") from None
+    if _nests_deeper_than(body, MAX_BODY_DEPTH):
+        raise ApiError(400, f"the request body nests more than {MAX_BODY_DEPTH} levels deep")
     first_error = next(validator.iter_errors(body), None)
     if first_error is not None:
         where = "/".join(str(part) for part in first_error.instance_path) or "body"

@@ -53,6 +53,8 @@ BAD_BODIES = {
     "name too long": b'{"actions": [], "name": "' + b"n" * 41 + b'"}',
     "control characters in the name": b'{"actions": [], "name": "a\\u0007b"}',
     "too many actions": b'{"actions": [' + b",".join([b"0"] * (LONGEST + 1)) + b"]}",
+    "nested too deep": b'{"actions": [{"type": ' + b"[" * 20 + b"]" * 20 + b"}]}",
+    "nested beyond any parser": b'{"actions": ' + b"[" * 5000 + b"]" * 5000 + b"}",
 }
 
 
