@@ -89,15 +89,19 @@ SOLVE_JOB = "import sys; from service.jobs import solve_puzzle; solve_puzzle(*sy
 
 
 @pytest.fixture(scope="session")
-def solved_dailies(site: Site) -> dict[str, PuzzleRecord]:
-    """Today's puzzle of each game, solved by the worker's own job in a process of its own."""
-    solved = {}
-    for entry in site.get_json("/api/v1/daily")["puzzles"]:
-        job = (entry["game"], entry["seed"], entry["rules_version"])
+def solved_daily(site: Site) -> Callable[[str], PuzzleRecord]:
+    """Today's puzzle of a game, solved by the worker's own job in a process of its own."""
+    today = {entry["game"]: entry for entry in site.get_json("/api/v1/daily")["puzzles"]}
+
+    def solved(game: str) -> PuzzleRecord:
+        job = (game, today[game]["seed"], today[game]["rules_version"])
         subprocess.run(
             [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
         )
-        solved[entry["game"]] = site.store.get_puzzle(*job)
+        puzzle = site.store.get_puzzle(*job)
+        assert puzzle is not None and puzzle.status == "solved"
+        return puzzle
+
     return solved
 
 
@@ -144,9 +148,9 @@ def practice_run(game: str, seed: str) -> list[Any]:
 
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_a_daily_played_along_the_witness_reaches_the_optimum(
-    game: str, open_page: OpenPage, solved_dailies: dict[str, PuzzleRecord]
+    game: str, open_page: OpenPage, solved_daily: Callable[[str], PuzzleRecord]
 ):
-    puzzle = solved_dailies[game]
+    puzzle = solved_daily(game)
     page = open_page("/")
     page.locator(f'.puzzle-card[data-game="{game}"] a.primary').click()
     expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
@@ -182,6 +186,10 @@ def test_a_daily_played_along_the_witness_reaches_the_optimum(
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         screenshot(page, f"result-{game}-{width}")
+
+    friend = open_page(f"/runs/{run['id']}")
+    expect(friend.locator("#your-score")).to_have_text(str(puzzle.optimum))
+    expect(friend.locator("#replay-best")).to_contain_text("once the day is over")
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

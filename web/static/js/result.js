@@ -3,9 +3,11 @@
 import { api } from "./api.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { createReplay } from "./replay.js";
+import { submittedRuns } from "./storage.js";
 import { clear, gameTitle, h, optimumText, playUrl, puzzleLabel, say } from "./ui.js";
 
 const page = document.getElementById("result");
+const HIDDEN_SOLUTION = "Today's optimal line is shown to players who have submitted a finished run, and to everyone once the day is over.";
 const text = (id, value) => { document.getElementById(id).textContent = value; };
 
 function verdict(run, puzzle) {
@@ -88,8 +90,19 @@ function leaderboardTable(board, boards) {
       h("td", {}, entry.score), h("td", {}, boards.tiebreakText(entry.tiebreak))))));
 }
 
+// Today's optimal line is public once the day is over, or to whoever finished a run of it;
+// a line the server would refuse is not asked for.
+function solutionIsOpen(puzzle) {
+  const today = new Date().toISOString().slice(0, 10);
+  return !puzzle.date || puzzle.date < today || submittedRuns(puzzle.game, puzzle.seed).some((r) => r.score !== null);
+}
+
 async function showSolution(run, boards) {
   const root = document.getElementById("replay-best");
+  if (!solutionIsOpen(run.puzzle)) {
+    clear(root, h("p", { class: "muted" }, HIDDEN_SOLUTION));
+    return;
+  }
   try {
     const solution = await api.solution(run.game, run.seed);
     if (!solution.actions) {
@@ -98,9 +111,7 @@ async function showSolution(run, boards) {
     }
     await createReplay(root, { game: run.game, seed: run.seed, actions: solution.actions, boards, label: "Optimal line" });
   } catch (error) {
-    const why = error.status === 403
-      ? "Today's optimal line is shown to players who have submitted a finished run, and to everyone once the day is over."
-      : `The optimal line could not be loaded. ${error.message}`;
+    const why = error.status === 403 ? HIDDEN_SOLUTION : `The optimal line could not be loaded. ${error.message}`;
     clear(root, h("p", { class: "muted" }, why));
   }
 }
