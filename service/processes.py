@@ -46,6 +46,8 @@ def gunicorn_command(host: str, port: int, workers: int) -> list[str]:
         "--workers", str(workers),
         "--worker-class", "sync",
         "--graceful-timeout", str(int(GRACE_SECONDS)),
+        # Its default control socket is one path per user, shared by every gunicorn running.
+        "--no-control-socket",
         "service.app:create_app()",
     ]  # fmt: skip
 
