@@ -49,25 +49,42 @@ async function share(message) {
   }
 }
 
-function histogram(board, run) {
+// Every score from the lowest official one up to the optimum gets a column, empty or not,
+// so the shape of the day shows (unless the range is too wide to draw).
+const MAX_COLUMNS = 60;
+
+function columns(bins, optimum) {
+  const counts = new Map(bins);
+  const scores = bins.map(([score]) => score);
+  const low = Math.min(...scores);
+  const high = Math.max(...scores, Number.isInteger(optimum) ? optimum : -Infinity);
+  if (high - low >= MAX_COLUMNS) return bins;
+  return Array.from({ length: high - low + 1 }, (_, i) => [low + i, counts.get(low + i) || 0]);
+}
+
+function histogram(board, run, puzzle) {
   const bins = histogramOf(board);
   const root = document.getElementById("histogram");
   if (!bins.length) {
     clear(root, h("p", { class: "muted" }, "No official runs yet."));
     return;
   }
-  const tallest = Math.max(...bins.map(([, count]) => count));
-  const bars = bins.map(([score, count]) => {
+  const shown = columns(bins, puzzle.optimum);
+  const tallest = Math.max(...shown.map(([, count]) => count));
+  const bars = shown.map(([score, count]) => {
     const mine = run.official && score === run.score;
     return h("div", { class: `bar${mine ? " mine" : ""}`, role: "listitem",
-      "aria-label": `score ${score}: ${count} ${count === 1 ? "run" : "runs"}${mine ? ", including yours" : ""}` },
+      "aria-label": `score ${score}: ${count} ${count === 1 ? "run" : "runs"}${mine ? ", including yours" : ""}${score === puzzle.optimum ? " (the optimum)" : ""}` },
       mine ? h("span", { class: "you", "aria-hidden": "true" }, "▼ you") : null,
-      h("span", { class: "count", "aria-hidden": "true" }, count),
+      h("span", { class: "count", "aria-hidden": "true" }, count || ""),
       h("div", { class: "fill", style: `height:${Math.round((count / tallest) * 100)}%` }));
   });
   clear(root,
-    h("div", { class: "histogram", role: "list", "aria-label": "Official scores of this puzzle" }, bars),
-    h("div", { class: "histogram-axis", "aria-hidden": "true" }, bins.map(([score]) => h("span", {}, score))));
+    h("div", { class: "histogram-wrap" },
+      h("div", { class: "histogram", role: "list", "aria-label": "Official scores of this puzzle" }, bars),
+      h("div", { class: "histogram-axis", "aria-hidden": "true" }, shown.map(([score]) =>
+        h("span", {}, score === puzzle.optimum ? `${score}★` : score)))),
+    Number.isInteger(puzzle.optimum) ? h("p", { class: "muted small" }, "★ the optimum") : null);
 }
 
 function place(board, run) {
@@ -137,7 +154,7 @@ async function start() {
     const message = shareText(run, puzzle);
     document.getElementById("share-text").value = message;
     document.getElementById("share").addEventListener("click", () => share(message));
-    histogram(board, run);
+    histogram(board, run, puzzle);
     const table = leaderboardTable(board, boards);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
     await Promise.all([
