@@ -18,18 +18,19 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Iterable
 from types import FrameType, TracebackType
 from typing import Any
 
 import redis
-from rq import Worker, get_current_job
+from rq import Queue, Worker, get_current_job
 from rq.job import Job
 
 from puzzles import GAMES
 from service import daily
 from service.config import Config
 from service.queue import enqueue_solve, schedule_next_plan, solve_queue, start_planning
-from service.store import Store
+from service.store import PuzzleRecord, Store
 
 log = logging.getLogger(__name__)
 REDIS_RETRY_SECONDS = 1.0
@@ -96,24 +97,37 @@ def record_solve_failure(
         log.exception("could not record the failure of job %s", job.id)
 
 
-def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
-    """Queue every pending puzzle of a known game; the number newly queued."""
-    queue = solve_queue(connection)
+def queue_solving(queue: Queue, config: Config, puzzles: Iterable[PuzzleRecord]) -> int:
+    """Queue the solving of each puzzle of a known game; the number newly queued."""
     return sum(
         enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
-        for puzzle in store.pending_puzzles()
+        for puzzle in puzzles
         if puzzle.game in GAMES
     )
 
 
+def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
+    """Queue every pending puzzle (those asked for while Redis was down among them)."""
+    return queue_solving(solve_queue(connection), config, store.pending_puzzles())
+
+
 def plan_dailies() -> int:
-    """Record the coming days' dailies and queue every pending puzzle; the number queued."""
+    """Record the coming days' dailies and queue every pending puzzle; the number queued.
+
+    A coming daily whose solving failed is queued again too (say after a release
+    fixed its solver): a day must not start without its optimum.
+    """
     config, store = worker_context()
     connection = get_current_job().connection
-    schedule_next_plan(solve_queue(connection), config)  # first: a failure below keeps the chain
-    for day in daily.upcoming_days(daily.today()):
-        daily.ensure_dailies(store, config.daily_key, day)
-    return sweep_pending(store, config, connection)
+    queue = solve_queue(connection)
+    schedule_next_plan(queue, config)  # first: a failure below keeps the chain
+    failed = [
+        puzzle
+        for day in daily.upcoming_days(daily.today())
+        for puzzle in daily.ensure_dailies(store, config.daily_key, day)
+        if puzzle.status == "failed"
+    ]
+    return queue_solving(queue, config, failed) + sweep_pending(store, config, connection)
 
 
 class SolveWorker(Worker):

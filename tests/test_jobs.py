@@ -85,6 +85,8 @@ def test_planning_runs_once_per_slot_and_schedules_the_next(queue, connection, s
 def test_planning_records_the_coming_dailies_and_queues_them(
     queue, connection, service_env, job_store: Store
 ):
+    failed_today = daily.ensure_dailies(job_store, service_env.daily_key, daily.today())[0]
+    job_store.record_failure(failed_today.id, "the solver of an older release failed")
     start_planning(queue, service_env)
     work_until_empty(connection, max_jobs=1)
     days = daily.upcoming_days(daily.today())
