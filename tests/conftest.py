@@ -169,7 +169,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_for_http(url: str, seconds: float = 30.0) -> bytes:
+def wait_for_http(url: str, seconds: float = 90.0) -> bytes:
     """The body of the first 200 answer from url within seconds."""
     deadline = time.monotonic() + seconds
     while True:
