@@ -235,29 +235,28 @@ class Store:
         The single guarded UPDATE is what makes a re-run or a retried job harmless:
         the first answer stays and a puzzle is never half written.
         """
-        with self._write() as session:
-            result = session.execute(
-                update(Puzzle)
-                .where(Puzzle.id == puzzle_id, Puzzle.status != "solved")
-                .values(
-                    status="solved",
-                    optimum=optimum,
-                    tiebreak=tiebreak,
-                    witness=witness,
-                    proved=proved,
-                    solve_seconds=solve_seconds,
-                    error=None,
-                )
-            )
-            return result.rowcount == 1
+        return self._update_unsolved(
+            puzzle_id,
+            status="solved",
+            optimum=optimum,
+            tiebreak=tiebreak,
+            witness=witness,
+            proved=proved,
+            solve_seconds=solve_seconds,
+            error=None,
+        )
 
     def record_failure(self, puzzle_id: int, error: str) -> bool:
         """Mark an unsolved puzzle failed with the reason; False if it was already solved."""
+        return self._update_unsolved(puzzle_id, status="failed", error=error)
+
+    def _update_unsolved(self, puzzle_id: int, **values: Any) -> bool:
+        """Set values on the puzzle in one statement unless it is solved; True if it was set."""
         with self._write() as session:
             result = session.execute(
                 update(Puzzle)
                 .where(Puzzle.id == puzzle_id, Puzzle.status != "solved")
-                .values(status="failed", error=error)
+                .values(**values)
             )
             return result.rowcount == 1
 
