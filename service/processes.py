@@ -173,7 +173,10 @@ def serve(host: str, port: int, workers: int) -> None:
     with ExitStack() as stack:
         if config.embedded_redis:
             redis_server = EmbeddedRedis(config.redis_socket, config.instance_path / "redis")
-            stack.enter_context(redis_server)
+            try:
+                stack.enter_context(redis_server)
+            except RuntimeError as error:  # another serve owns this instance, or no binary
+                raise click.ClickException(str(error)) from None
             click.echo(f"embedded Redis on {redis_server.socket}")
         children = Children()
         stack.callback(children.stop)
