@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import jsonschema_rs
 import pytest
 import schemathesis
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.definitions import OPENAPI_31_VALIDATOR
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
@@ -39,6 +41,21 @@ def document(app: Flask) -> dict:
     response = client_of(app).get("/api/v1/openapi.json")
     assert response.status_code == 200
     return response.get_json()
+
+
+def test_the_document_is_valid_openapi_3_1(document: dict):
+    assert [error.message for error in OPENAPI_31_VALIDATOR.iter_errors(document)] == []
+    schemas = [
+        *document["components"]["schemas"].values(),
+        *(
+            operation["requestBody"]["content"]["application/json"]["schema"]
+            for operations in document["paths"].values()
+            for operation in operations.values()
+            if "requestBody" in operation
+        ),
+    ]
+    for schema in schemas:
+        jsonschema_rs.meta.validate(schema)
 
 
 def test_every_api_route_is_documented(app: Flask, document: dict):
