@@ -9,12 +9,12 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.definitions import OPENAPI_31_VALIDATOR
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
     status_code_conformance,
 )
+from schemathesis.specs.openapi.definitions import OPENAPI_31_VALIDATOR
 
 from service.api import ACTIONS_BODY, RUN_BODY, api
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
