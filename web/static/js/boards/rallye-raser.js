@@ -148,9 +148,11 @@ export function createBoard(root, { interactive, onAction }) {
     return h("div", { class: "panel" },
       h("h2", {}, `Round ${view.round}: choose the gear, then roll`),
       h("p", { class: "muted" }, `Gear ${view.gear} now. One step is free; each further step costs 1 control.`),
-      h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) =>
-        h("button", { type: "button", "data-focus-key": `gear:${a.gear}`, onclick: () => act(a) }, `Shift to gear ${a.gear}`))),
-      h("div", { class: "actions" }, h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "roll", disabled: !roll, onclick: () => act(roll) }, `Roll the dice in gear ${view.gear}`)));
+      interactive ? [
+        h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) =>
+          h("button", { type: "button", "data-focus-key": `gear:${a.gear}`, onclick: () => act(a) }, `Shift to gear ${a.gear}`))),
+        h("div", { class: "actions" }, h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "roll", disabled: !roll, onclick: () => act(roll) }, `Roll the dice in gear ${view.gear}`)),
+      ] : null);
   }
 
   function poolDie(value, die) {
