@@ -17,20 +17,24 @@ function yourStatus(puzzle) {
   return h("span", { class: "badge todo" }, "○ Not played yet");
 }
 
-function puzzleCard(puzzle, players) {
+// Fill the game's card (drawn by the page) with today's puzzle.
+function showPuzzle(puzzle, players) {
+  const card = section.querySelector(`.puzzle-card[data-game="${puzzle.game}"]`);
+  if (!card) return;
   const started = savedActions(puzzle.game, puzzle.seed).length > 0;
   const played = submittedRuns(puzzle.game, puzzle.seed).length > 0;
-  return h("article", { class: "panel puzzle-card", "data-game": puzzle.game },
-    h("h2", {}, gameTitle(puzzle.game), yourStatus(puzzle)),
+  const verb = played ? "Play again" : started ? "Continue" : "Play";
+  const title = gameTitle(puzzle.game);
+  clear(card.querySelector(".status"), yourStatus(puzzle));
+  clear(card.querySelector(".puzzle-body"),
     h("dl", { class: "facts" },
       h("dt", {}, "Puzzle"), h("dd", {}, `#${puzzle.number}`),
       h("dt", {}, "Date"), h("dd", {}, h("time", { datetime: puzzle.date }, puzzle.date)),
       h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumText(puzzle)),
       h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
     h("div", { class: "row" },
-      h("a", { class: "button primary", href: playUrl(puzzle.game, puzzle.seed) },
-        played ? "Play again" : started ? "Continue" : "Play"),
-      h("a", { class: "button", href: `/rules/${puzzle.game}` }, "Rules")));
+      h("a", { class: "button primary", href: playUrl(puzzle.game, puzzle.seed), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),
+      h("a", { class: "button", href: `/rules/${puzzle.game}`, "aria-label": `${title} rules` }, "Rules")));
 }
 
 function playersText(count) {
@@ -41,7 +45,7 @@ async function showToday() {
   try {
     const daily = await api.daily();
     const counts = await Promise.all(daily.puzzles.map((p) => playerCount(p).catch(() => null)));
-    clear(section, daily.puzzles.map((puzzle, i) => puzzleCard(puzzle, counts[i])));
+    daily.puzzles.forEach((puzzle, i) => showPuzzle(puzzle, counts[i]));
   } catch (error) {
     say(`Today's puzzles could not be loaded. ${error.message}`);
   } finally {

@@ -133,7 +133,11 @@ export function createBoard(root, { interactive, onAction }) {
     grid.append(h("div", { class: "row-label", "aria-hidden": "true" }),
       ...LANES.map((lane) => h("div", { class: "lane-label" }, h("b", {}, lane), h("small", {}, LANE_DICE[lane]))));
     return h("div", { class: "road-wrap" }, grid,
-      h("p", { class: "muted small" }, `${view.cards_remaining} ${view.cards_remaining === 1 ? "card" : "cards"} still in the deck. A die drives the left lane with 1–2, the middle with 3–4, the right with 5–6.`));
+      h("p", { class: "muted small" }, `${view.cards_remaining} ${view.cards_remaining === 1 ? "card" : "cards"} still in the deck. A die drives the left lane with 1–2, the middle with 3–4, the right with 5–6.`),
+      h("ul", { class: "legend small", "aria-label": "Legend" },
+        h("li", {}, h("span", { class: "limit-sign inline", "aria-hidden": "true" }, "2"), " speed limit"),
+        h("li", {}, h("span", { class: "legend-target", "aria-hidden": "true" }, "+"), " where the selected die can go"),
+        h("li", {}, h("span", { class: "legend-step", "aria-hidden": "true" }, "1"), " your route, in driving order")));
   }
 
   function dials() {
