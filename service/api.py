@@ -452,9 +452,8 @@ class RenderedDaily:
 
 def _render_daily(day: date) -> RenderedDaily:
     puzzles = _current_dailies(day)
-    body = current_app.json.dumps(
-        {"date": day.isoformat(), "puzzles": [puzzle.to_json() for puzzle in puzzles]}
-    )
+    payload = {"date": day.isoformat(), "puzzles": [puzzle.to_json() for puzzle in puzzles]}
+    body = jsonify(payload).get_data(as_text=True)
     return RenderedDaily(puzzles, body, hashlib.sha1(body.encode()).hexdigest())
 
 
