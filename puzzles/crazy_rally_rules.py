@@ -47,18 +47,26 @@ def speed_after_cards(
     return speed, clamps
 
 
-def resolve_track(speed: int, manoeuvrability: int, track: TrackCard) -> tuple[int, int, int, int]:
-    """Rules CR-15, CR-16: (speed, manoeuvrability, too_fast, too_slow) after the track card."""
+class TrackResult(NamedTuple):
+    speed: int
+    manoeuvrability: int
+    too_fast: int
+    too_slow: int
+    crashed: bool
+
+
+def resolve_track(
+    speed: int, manoeuvrability: int, car_manoeuvrability: int, track: TrackCard
+) -> TrackResult:
+    """Rules CR-15, CR-16, CR-17: the speed and manoeuvrability after the track card."""
     too_fast = speed - track.speed if not track.is_minimum and speed > track.speed else 0
     too_slow = track.speed - speed if track.is_minimum and speed < track.speed else 0
-    if too_fast or too_slow:
-        return (
-            track.speed,
-            manoeuvrability - track.difficulty - too_fast - too_slow,
-            too_fast,
-            too_slow,
-        )
-    return speed, manoeuvrability, 0, 0
+    if not (too_fast or too_slow):
+        return TrackResult(speed, manoeuvrability, 0, 0, False)
+    manoeuvrability -= track.difficulty + too_fast + too_slow
+    if manoeuvrability < 0:
+        return TrackResult(0, car_manoeuvrability, too_fast, too_slow, True)
+    return TrackResult(track.speed, manoeuvrability, too_fast, too_slow, False)
 
 
 def resolve_turn(
@@ -76,23 +84,19 @@ def resolve_turn(
     speed, clamps = speed_after_cards(speed, card, accelerate, event_effect, car_max_speed)
     purple_damage = 1 if card.costs_body else 0
     body -= clamps + purple_damage
-    new_speed, new_manoeuvrability, too_fast, too_slow = resolve_track(
-        speed, manoeuvrability, track
-    )
-    loss = manoeuvrability - new_manoeuvrability
-    crashed = new_manoeuvrability < 0
-    if crashed:
-        new_speed, new_manoeuvrability = 0, car_manoeuvrability
-        body -= track.damage
+    after = resolve_track(speed, manoeuvrability, car_manoeuvrability, track)
+    crash_damage = track.damage if after.crashed else 0
     return TurnResult(
-        speed=new_speed,
-        manoeuvrability=new_manoeuvrability,
-        body=body,
+        speed=after.speed,
+        manoeuvrability=after.manoeuvrability,
+        body=body - crash_damage,
         clamps=clamps,
         purple_damage=purple_damage,
-        too_fast=too_fast,
-        too_slow=too_slow,
-        manoeuvrability_loss=loss,
-        crashed=crashed,
-        crash_damage=track.damage if crashed else 0,
+        too_fast=after.too_fast,
+        too_slow=after.too_slow,
+        manoeuvrability_loss=track.difficulty + after.too_fast + after.too_slow
+        if after.too_fast or after.too_slow
+        else 0,
+        crashed=after.crashed,
+        crash_damage=crash_damage,
     )
