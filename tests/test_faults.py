@@ -32,6 +32,8 @@ from service.store import Store
 from tests.api_fixtures import client_of, make_app, over_run  # noqa: F401 - make_app: fixture
 
 GAME = "crazy-rally"
+# A seed whose solve takes about a second, long enough to kill its worker in the middle.
+SLOW_SEED = "killed-mid-solve"
 SOLVED_WITHIN = 60.0
 
 
@@ -72,7 +74,7 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
     service_env: Config, process_env: dict[str, str]
 ):
     with Store(service_env.database_url) as store:
-        puzzle = store.ensure_puzzle(GAME, "killed-mid-solve", GAMES[GAME].rules_version)
+        puzzle = store.ensure_puzzle(GAME, SLOW_SEED, GAMES[GAME].rules_version)
         connection = redis.Redis.from_url(service_env.redis_url)
         enqueue_solve(solve_queue(connection), service_env, GAME, puzzle.seed, puzzle.rules_version)
         job_id = solve_job_id(GAME, puzzle.seed, puzzle.rules_version)
@@ -93,6 +95,7 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
             second.wait(30)
         solved = store.get_puzzle_by_id(puzzle.id)
         assert solved.status == "solved"
+        assert solved.solve_seconds > 0.2, f"{SLOW_SEED} solves too fast to be killed mid-solve"
         assert Job.fetch(job_id, connection=connection).retries_left == 0
         assert store.get_puzzle(GAME, puzzle.seed, puzzle.rules_version) == solved
         final = GAMES[GAME].replay(puzzle.seed, solved.witness)
