@@ -31,6 +31,7 @@ from service import daily
 from service.config import Config
 from service.queue import enqueue_solve, schedule_next_plan, solve_queue, start_planning
 from service.store import PuzzleRecord, Store
+from solver import solve
 
 log = logging.getLogger(__name__)
 REDIS_RETRY_SECONDS = 1.0
@@ -49,8 +50,6 @@ def worker_context() -> tuple[Config, Store]:
 
 def solve_puzzle(game: str, seed: str, rules_version: str) -> str:
     """Prove and store the optimum of a recorded puzzle; a solved one is left alone."""
-    from solver import solve
-
     _config, store = worker_context()
     puzzle = store.get_puzzle(game, seed, rules_version)
     if puzzle is None:
