@@ -10,11 +10,12 @@ at a fixed rate (open loop, --rate per second), where latency counts from when
 each request was due. It prints requests/s, p50 and p99 latency of each and
 its throughput relative to the ceiling.
 
-The load comes from wrk when it is installed (`apt-get install wrk`), else from
-a bounded Python generator (threads with keep-alive connections), which is
-itself slower than wrk: compare figures from one tool only.
+The as-fast-as-it-answers load comes from wrk when it is installed (`apt-get
+install wrk`), else from a bounded Python generator (threads with keep-alive
+connections), itself slower than wrk: compare figures from one tool only. The
+fixed-rate load always comes from Python threads, as wrk cannot hold a rate.
 
-    python bench/load.py [--seconds 10] [--connections 32] [--threads 2] [--workers 2]
+    python -m bench.load [--seconds 10] [--connections 32] [--threads 2] [--workers 2]
                          [--rate 200]
 """
 
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
+# Run as a script, bench/ would come first on the path (and bench/solver.py shadow the package).
 sys.path.insert(0, str(BENCH_DIR.parent))
 
 from flask import Flask, jsonify  # noqa: E402
@@ -53,8 +55,6 @@ HOST = "127.0.0.1"
 # The game whose daily the bench plays: its random playouts reach the finish often.
 GAME = "crazy-rally"
 STARTUP_SECONDS = 30.0
-# Paced wrk load: requests per second each connection sends (it pauses between them).
-PACED_PER_CONNECTION = 10
 
 
 def bare_app() -> Flask:
@@ -100,19 +100,10 @@ end
 """
 
 
-def wrk(
-    target: Target,
-    seconds: int,
-    connections: int,
-    threads: int,
-    work_dir: Path,
-    pause_ms: float = 0.0,
-) -> Result:
-    """wrk's figures for target; with pause_ms each connection waits that long between
-    requests, which paces the load (latency then excludes the pause)."""
-    request = f"delay = function() return {pause_ms} end\n" if pause_ms else ""
+def wrk(target: Target, seconds: int, connections: int, threads: int, work_dir: Path) -> Result:
+    request = ""
     if target.body is not None:
-        request += (
+        request = (
             'wrk.method = "POST"\n'
             f"wrk.body = [==[{target.body}]==]\n"
             'wrk.headers["Content-Type"] = "application/json"'
@@ -299,7 +290,8 @@ def start_servers(
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
     service = start_process(gunicorn_command(HOST, service_port, workers), env)
     ceiling_command = gunicorn_command(HOST, ceiling_port, workers)
-    ceiling = start_process([*ceiling_command[:-1], "--chdir", str(BENCH_DIR), "load:bare_app()"])
+    ceiling_app = ["--chdir", str(BENCH_DIR.parent), "bench.load:bare_app()"]
+    ceiling = start_process([*ceiling_command[:-1], *ceiling_app])
     wait_until_up(f"http://{HOST}:{ceiling_port}/bare")
     wait_until_up(f"http://{HOST}:{service_port}/api/v1/games")
     return [service, ceiling]
@@ -312,20 +304,9 @@ def measure(tool: str, target: Target, options: argparse.Namespace, work_dir: Pa
     return python_load(target, options.seconds, options.connections)
 
 
-def measure_paced(tool: str, target: Target, options: argparse.Namespace, work_dir: Path) -> Result:
-    """Target driven at options.rate requests per second."""
-    if tool == "wrk":
-        # Each connection sends PACED_PER_CONNECTION requests per second.
-        connections = max(1, options.rate // PACED_PER_CONNECTION)
-        threads = min(options.threads, connections)
-        pause_ms = 1000 / PACED_PER_CONNECTION
-        return wrk(target, options.seconds, connections, threads, work_dir, pause_ms)
-    return paced_load(target, options.rate, options.seconds)
-
-
 def report(results: list[Result], tool: str) -> None:
     ceiling = results[0].requests_per_second
-    print(f"load from {tool}")
+    print(f"load from {tool}; the paced line from Python threads")
     print(f"{'endpoint':<26}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'vs ceiling':>12}{'failed':>8}")
     for result in results:
         print(
@@ -353,7 +334,7 @@ def main() -> None:
                 prepared = targets(*ports)
                 results = [measure(tool, target, options, instance) for target in prepared]
                 paced = replace(prepared[-1], name=f"POST runs, {options.rate}/s paced")
-                results.append(measure_paced(tool, paced, options, instance))
+                results.append(paced_load(paced, options.rate, options.seconds))
             finally:
                 for server in servers:
                     server.terminate()
