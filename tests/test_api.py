@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 from typing import Any
 
@@ -19,6 +20,7 @@ from service.queue import web_connection
 from service.ratelimit import RateLimiter
 from service.redis_server import EmbeddedRedis
 from service.store import PuzzleRecord, Store
+from solver import SolveResult, solve
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import (
     DAILY_KEY,
@@ -41,18 +43,24 @@ def submit(client: FlaskClient, puzzle: PuzzleRecord, actions: list[Any], **extr
     )
 
 
-def record_as_solved(store: Store, puzzle: PuzzleRecord, witness: list[Any]) -> None:
-    """Store witness as the puzzle's optimal line (the API serves what is stored)."""
-    game = get_game(puzzle.game)
-    final = game.replay(puzzle.seed, witness)
+@functools.cache
+def solved(game_name: str, seed: str) -> SolveResult:
+    """The solver's answer for (game, seed), computed once per test session."""
+    return solve(game_name, seed)
+
+
+def record_solved(store: Store, puzzle: PuzzleRecord) -> SolveResult:
+    """Solve the puzzle and store the answer, as the worker's job does."""
+    result = solved(puzzle.game, puzzle.seed)
     store.record_solution(
         puzzle.id,
-        optimum=game.score(final),
-        tiebreak=game.tiebreak(final),
-        witness=witness,
-        proved=True,
-        solve_seconds=0.1,
+        optimum=result.optimum,
+        tiebreak=result.tiebreak,
+        witness=result.actions,
+        proved=result.proved,
+        solve_seconds=result.seconds,
     )
+    return result
 
 
 # Dailies
@@ -89,12 +97,15 @@ def test_a_solved_puzzle_changes_the_daily_etag(app: Flask, client: FlaskClient,
     app.config["RALLY_CACHE_SECONDS"] = 0  # each process may otherwise answer from a 1 s cache
     before = client.get("/api/v1/daily")
     puzzle = todays_daily(api_store, FINISHING_GAME)
-    record_as_solved(api_store, puzzle, finished_run(get_game(puzzle.game), puzzle.seed))
+    result = record_solved(api_store, puzzle)
     after = client.get("/api/v1/daily", headers={"If-None-Match": before.headers["ETag"]})
     assert after.status_code == 200
-    solved = next(p for p in after.get_json()["puzzles"] if p["game"] == puzzle.game)
-    assert solved["status"] == "solved"
-    assert isinstance(solved["optimum"], int)
+    shown = next(p for p in after.get_json()["puzzles"] if p["game"] == puzzle.game)
+    assert (shown["status"], shown["optimum"], shown["tiebreak"]) == (
+        "solved",
+        result.optimum,
+        result.tiebreak,
+    )
 
 
 def test_an_earlier_date_has_its_own_puzzles(client: FlaskClient):
@@ -206,11 +217,20 @@ def test_a_score_sent_by_the_client_is_refused(client: FlaskClient, api_store: S
 
 def test_the_answer_carries_the_optimum_once_solved(client: FlaskClient, api_store: Store):
     puzzle = todays_daily(api_store, FINISHING_GAME)
-    witness = finished_run(get_game(puzzle.game), puzzle.seed)
-    record_as_solved(api_store, puzzle, witness)
-    stored = api_store.get_puzzle_by_id(puzzle.id)
-    run = submit(client, puzzle, witness).get_json()
-    assert (run["optimum"], run["optimum_tiebreak"]) == (stored.optimum, stored.tiebreak)
+    result = record_solved(api_store, puzzle)
+    for variant in range(3):
+        run = submit(client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, variant))
+        body = run.get_json()
+        assert (body["optimum"], body["optimum_tiebreak"]) == (result.optimum, result.tiebreak)
+        assert (body["score"], body["tiebreak"]) <= (result.optimum, result.tiebreak)
+
+
+def test_the_optimal_run_scores_the_optimum_and_is_official(client: FlaskClient, api_store: Store):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    result = record_solved(api_store, puzzle)
+    run = submit(client, puzzle, result.actions).get_json()
+    assert (run["score"], run["tiebreak"]) == (result.optimum, result.tiebreak)
+    assert run["official"] is True
 
 
 def test_only_the_first_finished_run_of_a_daily_is_official(client: FlaskClient, api_store: Store):
@@ -335,8 +355,7 @@ def test_todays_solution_is_hidden_until_the_player_finishes_a_run(
     client: FlaskClient, api_store: Store
 ):
     puzzle = todays_daily(api_store, FINISHING_GAME)
-    witness = finished_run(get_game(puzzle.game), puzzle.seed)
-    record_as_solved(api_store, puzzle, witness)
+    result = record_solved(api_store, puzzle)
     path = f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/solution"
     hidden = client.get(path)
     assert hidden.status_code == 403
@@ -344,7 +363,7 @@ def test_todays_solution_is_hidden_until_the_player_finishes_a_run(
     submit(client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1))
     shown = client.get(path)
     assert shown.status_code == 200
-    assert shown.get_json()["actions"] == witness
+    assert shown.get_json()["actions"] == result.actions
 
 
 def test_a_past_daily_and_a_practice_solution_are_public(client: FlaskClient, api_store: Store):
@@ -353,11 +372,10 @@ def test_a_past_daily_and_a_practice_solution_are_public(client: FlaskClient, ap
         FINISHING_GAME, PRACTICE_SEED, GAMES[FINISHING_GAME].rules_version
     )
     for puzzle in (yesterday, practice):
-        witness = finished_run(get_game(puzzle.game), puzzle.seed)
-        record_as_solved(api_store, puzzle, witness)
+        result = record_solved(api_store, puzzle)
         response = client.get(f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/solution")
         assert response.status_code == 200
-        assert response.get_json()["actions"] == witness
+        assert response.get_json()["actions"] == result.actions
 
 
 def test_an_unsolved_solution_is_202_pending(client: FlaskClient):
