@@ -51,7 +51,7 @@ class RateLimiter:
 
     def __init__(self, client: redis.Redis, *, writes_per_minute: int, new_seeds_per_hour: int):
         self.redis = client
-        self.writes = Limit("writes", writes_per_minute, 60, "writes")
+        self.writes = Limit("writes", writes_per_minute, 60, "run submissions")
         self.new_seeds = Limit("new-seeds", new_seeds_per_hour, 3600, "new practice seeds")
         self._skip_until = 0.0
 
