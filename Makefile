@@ -40,8 +40,8 @@ test: lint chromium
 	$(BIN)/python -m pytest
 
 bench: install
-	$(BIN)/python bench/engine.py
-	$(BIN)/python bench/solver.py
+	$(BIN)/python -m bench.engine
+	$(BIN)/python -m bench.solver
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

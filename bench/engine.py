@@ -1,7 +1,7 @@
 """Replay speed of each engine: complete random runs replayed per second.
 
 The server replays every submitted run, so this is the cost of verifying one.
-Usage: python bench/engine.py [--runs N]
+Usage: python -m bench.engine [--runs N]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ time beside the independent exact search's time on the same seeds, peak memory,
 and how a simple greedy player and a heuristic player fare against the optimum.
 Each game runs in its own process so its peak memory is its own.
 
-Usage: python bench/solver.py [--seeds N] [--game NAME] [--start K]
+Usage: python -m bench.solver [--seeds N] [--game NAME] [--start K]
 """
 
 from __future__ import annotations

@@ -15,7 +15,10 @@ from typing import Any, Protocol
 from puzzles import get_game
 
 # Game name -> module whose `find_optimum(seed) -> Optimum` solves it exactly.
-SOLVER_MODULES: dict[str, str] = {"crazy-rally": "solver.crazy_rally"}
+SOLVER_MODULES: dict[str, str] = {
+    "rallye-raser": "solver.rallye_raser",
+    "crazy-rally": "solver.crazy_rally",
+}
 
 
 class SolverError(RuntimeError):

@@ -396,3 +396,16 @@ def test_invariants_hold_along_random_runs(seed: str):
         if after["car"]["row"] < len(after["track"]):
             lane = "LMR".index(after["car"]["lane"])
             assert after["track"][after["car"]["row"]][lane] != "x"
+
+
+def test_rr8_placing_the_reserve_does_not_open_a_reroll():
+    state = rolled(track_state(OPEN, OPEN, gear=2), [2, 2], reserve=3)
+    state = play(state, {"type": "place_reserve", "row": 1, "lane": "M"})
+    refused(state, {"type": "reroll"}, "RR-8")
+
+
+def test_rr12_the_reserve_may_be_filled_again_once_spent():
+    state = rolled(track_state(OPEN, OPEN, gear=1), [4, 6], reserve=1)
+    state = play(state, place(0, 1, "M"), {"type": "modify", "step": 0, "delta": -1})
+    state = play(state, {"type": "reserve", "die": 0})
+    assert state["reserve"] == 6 and state["route"][0]["value"] == 3
