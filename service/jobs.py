@@ -180,8 +180,8 @@ def wait_for_redis(connection: redis.Redis) -> None:
             time.sleep(REDIS_RETRY_SECONDS)
 
 
-def run_worker(config: Config, burst: bool = False) -> None:
-    """Work the solve queue and run RQ's scheduler until stopped (burst: until it is empty).
+def run_worker(config: Config) -> None:
+    """Work the solve queue and run RQ's scheduler until stopped.
 
     RQ's worker quits when Redis goes away in the middle of a job; here a new
     worker takes over as soon as Redis is back, so queued work resumes by itself.
@@ -194,8 +194,8 @@ def run_worker(config: Config, burst: bool = False) -> None:
                              heartbeat=config.heartbeat)
         try:
             start_planning(solve_queue(connection), config)
-            worker.work(burst=burst, with_scheduler=True, logging_level="INFO")
+            worker.work(with_scheduler=True, logging_level="INFO")
         except redis.RedisError as error:
             log.warning("worker lost Redis: %s", error)
-        if burst or worker.stop_requested:
+        if worker.stop_requested:
             return

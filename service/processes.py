@@ -63,12 +63,11 @@ def migrate() -> None:
 
 
 @click.command()
-@click.option("--burst", is_flag=True, help="Stop once the queue is empty.")
-def worker(burst: bool) -> None:
+def worker() -> None:
     """Run queued jobs (and RQ's scheduler) from REDIS_URL against DATABASE_URL."""
     from service.jobs import run_worker
 
-    run_worker(Config.from_env(), burst=burst)
+    run_worker(Config.from_env())
 
 
 @click.command()

@@ -1,4 +1,4 @@
-"""The service's commands run as real processes: serve on the embedded default, worker."""
+"""`rally serve` run as a real process on the embedded default."""
 
 from __future__ import annotations
 
@@ -8,16 +8,13 @@ import stat
 import subprocess
 import sys
 import time
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
 import pytest
-import redis
 from conftest import alive, free_port, started_under, wait_for_http
-from rq.job import Job
 
 from service.config import Config
-from service.queue import plan_job_id, plan_slot
 from service.store import Store
 
 STOP_SECONDS = 40
@@ -60,19 +57,3 @@ def test_serve_runs_everything_and_stops_everything(
     with Store(config.database_url) as store:
         stored = store.daily_puzzles(date.fromisoformat(daily["date"]))
     assert {puzzle.seed for puzzle in stored} == {puzzle["seed"] for puzzle in daily["puzzles"]}
-
-
-def test_a_burst_worker_runs_the_planning_and_exits(
-    service_env: Config, process_env: dict[str, str]
-):
-    env = {
-        **process_env,
-        "RALLY_INSTANCE_PATH": str(service_env.instance_path),
-        "DATABASE_URL": service_env.database_url,
-        "REDIS_URL": service_env.redis_url,
-    }
-    finished = subprocess.run(rally("worker", "--burst"), env=env, timeout=120)
-    assert finished.returncode == 0
-    slot = plan_slot(datetime.now(UTC), service_env.plan_interval)
-    connection = redis.Redis.from_url(service_env.redis_url)
-    assert Job.fetch(plan_job_id(slot), connection=connection).get_status() == "finished"
