@@ -205,6 +205,9 @@ def test_a_run_in_progress_survives_a_reload(game: str, open_page: OpenPage):
     play_through_ui(page, game, actions[5:8], already=5)
     stored = page.evaluate(f"localStorage.getItem('rally-daily:actions:{game}:{seed}')")
     assert json.loads(stored) == actions[:8]
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"play-{game}-mid-run-{width}")
 
 
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):
