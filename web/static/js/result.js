@@ -123,7 +123,10 @@ async function showSolution(run, boards) {
   try {
     const solution = await api.solution(run.game, run.seed);
     if (!solution.actions) {
-      clear(root, h("p", { class: "muted" }, "The optimum is still being computed; come back in a moment."));
+      const why = solution.status === "failed"
+        ? "The optimum of this seed could not be computed."
+        : "The optimum is still being computed; come back in a moment.";
+      clear(root, h("p", { class: "muted" }, why));
       return;
     }
     await createReplay(root, { game: run.game, seed: run.seed, actions: solution.actions, boards, label: "Optimal line" });
