@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.request import urlopen
@@ -304,3 +305,34 @@ def test_every_page_fits_its_budget_and_the_screen(width: int, open_page: OpenPa
         name = path.strip("/").replace("/", "-") or "home"
         screenshot(page, f"{name}-{width}")
         page.context.close()
+
+
+def seconds_to_midnight_utc() -> float:
+    now = datetime.now(UTC)
+    return (datetime.combine(now.date() + timedelta(days=1), time(), UTC) - now).total_seconds()
+
+
+def test_home_shows_todays_puzzles_and_counts_down_to_midnight(site: Site, open_page: OpenPage):
+    today = site.get_json("/api/v1/daily")
+    page = open_page("/")
+    for puzzle in today["puzzles"]:
+        card = page.locator(f'.puzzle-card[data-game="{puzzle["game"]}"]')
+        expect(card).to_contain_text(f"#{puzzle['number']}")
+        expect(card).to_contain_text(puzzle["date"])
+        expect(card.locator("[data-players]")).to_have_text(re.compile(r"^\d+ players?$"))
+    hours, minutes, seconds = map(int, page.locator("#countdown").inner_text().split(":"))
+    assert abs(hours * 3600 + minutes * 60 + seconds - seconds_to_midnight_utc()) < 5
+
+
+def test_the_archive_lists_past_dailies_a_week_at_a_time(site: Site, open_page: OpenPage):
+    number = site.get_json("/api/v1/daily")["puzzles"][0]["number"]
+    page = open_page("/archive")
+    rows = page.locator("#archive-rows tr")
+    if number == 1:
+        expect(rows).to_contain_text("No past dailies yet")
+        return
+    expect(rows).to_have_count(min(7, number - 1))
+    expect(rows.first.get_by_role("link").first).to_have_text(f"#{number - 1}")
+    if number > 8:
+        page.get_by_role("button", name="Show older days").click()
+        expect(rows).to_have_count(min(14, number - 1))
