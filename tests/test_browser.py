@@ -336,3 +336,17 @@ def test_the_archive_lists_past_dailies_a_week_at_a_time(site: Site, open_page: 
     if number > 8:
         page.get_by_role("button", name="Show older days").click()
         expect(rows).to_have_count(min(14, number - 1))
+
+
+def test_practice_opens_any_valid_seed_and_explains_an_invalid_one(open_page: OpenPage):
+    page = open_page("/practice")
+    page.get_by_label("Game").select_option("rallye-raser")
+    page.get_by_label("Seed").fill("no spaces!")
+    page.get_by_role("button", name="Play this seed").click()
+    expect(page.locator("#messages")).to_contain_text("1 to 64 letters")
+    page.get_by_role("button", name="Random seed").click()
+    seed = page.get_by_label("Seed").input_value()
+    page.get_by_role("button", name="Play this seed").click()
+    expect(page).to_have_url(re.compile(f"/play/rallye-raser/{seed}$"))
+    wait_until_idle(page)
+    expect(page.locator("#puzzle-label")).to_have_text(f"Practice · seed {seed}")
