@@ -225,8 +225,11 @@ def test_the_answer_carries_the_optimum_once_solved(client: FlaskClient, api_sto
         assert (body["score"], body["tiebreak"]) <= (result.optimum, result.tiebreak)
 
 
-def test_the_optimal_run_scores_the_optimum_and_is_official(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
+@games
+def test_the_optimal_run_scores_the_optimum_and_is_official(
+    game_name: str, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, game_name)
     result = record_solved(api_store, puzzle)
     run = submit(client, puzzle, result.actions).get_json()
     assert (run["score"], run["tiebreak"]) == (result.optimum, result.tiebreak)
