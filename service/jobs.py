@@ -31,7 +31,7 @@ from service import daily
 from service.config import Config
 from service.queue import enqueue_solve, schedule_next_plan, solve_queue, start_planning
 from service.store import PuzzleRecord, Store
-from solver import solve
+from solver import SolveResult, solve
 
 log = logging.getLogger(__name__)
 REDIS_RETRY_SECONDS = 1.0
@@ -60,16 +60,20 @@ def solve_puzzle(game: str, seed: str, rules_version: str) -> str:
     if current != rules_version:
         store.record_failure(puzzle.id, f"the engine plays rules {current}, not {rules_version}")
         return "rules changed"
-    result = solve(game, seed)
-    stored = store.record_solution(
-        puzzle.id,
+    stored = store_solution(store, puzzle.id, solve(game, seed))
+    return "solved" if stored else "already solved"
+
+
+def store_solution(store: Store, puzzle_id: int, result: SolveResult) -> bool:
+    """Store a solver's answer for the puzzle; False if it was solved already."""
+    return store.record_solution(
+        puzzle_id,
         optimum=result.optimum,
         tiebreak=result.tiebreak,
         witness=result.actions,
         proved=result.proved,
         solve_seconds=result.seconds,
     )
-    return "solved" if stored else "already solved"
 
 
 def record_solve_failure(
