@@ -90,10 +90,10 @@ def _refuse(rule: str) -> IllegalAction:
 
 def _checked_fields(action: Action) -> tuple[str, dict[str, Any]]:
     """The action's type and fields, refusing anything that is not a well-formed action."""
-    if not isinstance(action, dict) or action.get("type") not in ACTION_FIELDS:
+    kind = action.get("type") if isinstance(action, dict) else None
+    if not isinstance(kind, str) or kind not in ACTION_FIELDS:
         known = ", ".join(ACTION_FIELDS)
         raise IllegalAction(f"an action is a JSON object whose type is one of: {known}")
-    kind = action["type"]
     expected = ACTION_FIELDS[kind]
     if set(action) != {"type", *expected}:
         raise IllegalAction(f"a {kind!r} action has exactly the fields type, {', '.join(expected)}")

@@ -96,3 +96,33 @@ def test_play_runs_a_whole_game_from_the_terminal():
     result = rally("play", "crazy-rally", "term", stdin="\n".join(answers) + "\n")
     assert result.returncode == 0, result.stderr
     assert f"score: {game.score(state)}" in result.stdout
+
+
+def test_solve_json_prints_the_contract_fields_and_a_witness_that_replays():
+    result = rally("solve", "crazy-rally", "cli-solve", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert set(answer) == {
+        "game", "seed", "rules_version", "optimum", "tiebreak", "proved", "actions", "seconds"
+    }
+    game = get_game("crazy-rally")
+    final = game.replay("cli-solve", answer["actions"])
+    assert (game.score(final), game.tiebreak(final)) == (answer["optimum"], answer["tiebreak"])
+    assert answer["proved"] is True and answer["rules_version"] == game.rules_version
+
+
+def test_solve_batch_prints_a_summary_table():
+    result = rally("solve", "crazy-rally", "--count", "2", "--start", "5")
+    assert result.returncode == 0, result.stderr
+    assert "seeds: 2  unproved: 0" in result.stdout
+    assert "solve seconds: median" in result.stdout
+    assert "solving crazy-rally" in result.stderr  # the progress bar
+
+
+@pytest.mark.parametrize(
+    "args", [("solve", "crazy-rally"), ("solve", "crazy-rally", "s", "--count", "2")]
+)
+def test_solve_needs_exactly_one_of_seed_and_count(args):
+    result = rally(*args, "--json")
+    assert result.returncode == 2
+    assert "either SEED or --count" in json.loads(result.stdout)["error"]

@@ -96,7 +96,10 @@ def test_apply_never_changes_its_input(game: Game, seed: str, rnd: random.Random
             assert state == before
 
 
-JUNK_ACTIONS = [None, 0, "roll", [], {}, {"type": "no-such-action"}, {"type": None}, [1, 2]]
+JUNK_ACTIONS = [
+    None, 0, "roll", [], {}, [1, 2],
+    {"type": "no-such-action"}, {"type": None}, {"type": []}, {"type": {"a": 1}},
+]
 
 
 @games
