@@ -24,7 +24,7 @@ install: $(STAMP_RUN)
 install-test: $(STAMP_TEST)
 
 run: install
-	$(BIN)/rally play
+	$(BIN)/rally serve
 
 lint: install-test
 	$(BIN)/ruff check .

@@ -1,0 +1,205 @@
+"""The queued jobs and the worker that runs them.
+
+- `solve_puzzle` proves one puzzle's optimum and stores it with one guarded
+  UPDATE: running it twice, or again after its worker was killed, stores the
+  puzzle exactly once.
+- `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
+  today's and the next seven days' dailies and queues every pending puzzle
+  (the sweep that also picks up puzzles requested while Redis was down). Each
+  run first schedules the next slot's run with RQ's scheduler under a unique
+  job id, and every worker start queues the current slot's, so the chain
+  survives restarts and any number of workers keeps one run per slot.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import signal
+import time
+from collections.abc import Iterable
+from types import FrameType, TracebackType
+from typing import Any
+
+import redis
+from rq import Queue, Worker, get_current_job
+from rq.job import Job
+
+from puzzles import GAMES
+from service import daily
+from service.config import Config
+from service.queue import enqueue_solve, schedule_next_plan, solve_queue, start_planning
+from service.store import PuzzleRecord, Store
+from solver import SolveResult, solve
+
+log = logging.getLogger(__name__)
+REDIS_RETRY_SECONDS = 1.0
+
+_stores: dict[tuple[int, str], Store] = {}
+
+
+def worker_context() -> tuple[Config, Store]:
+    """The settings and store of this process (a forked job process opens its own connections)."""
+    config = Config.from_env()
+    key = (os.getpid(), config.database_url)
+    if key not in _stores:
+        _stores[key] = Store(config.database_url)
+    return config, _stores[key]
+
+
+def solve_puzzle(game: str, seed: str, rules_version: str) -> str:
+    """Prove and store the optimum of a recorded puzzle; a solved one is left alone."""
+    _config, store = worker_context()
+    puzzle = store.get_puzzle(game, seed, rules_version)
+    if puzzle is None:
+        raise LookupError(f"no puzzle {game}/{seed} under rules {rules_version} is recorded")
+    if puzzle.status == "solved":
+        return "already solved"
+    current = GAMES[game].rules_version
+    if current != rules_version:
+        store.record_failure(puzzle.id, f"the engine plays rules {current}, not {rules_version}")
+        return "rules changed"
+    stored = store_solution(store, puzzle.id, solve(game, seed))
+    return "solved" if stored else "already solved"
+
+
+def store_solution(store: Store, puzzle_id: int, result: SolveResult) -> bool:
+    """Store a solver's answer for the puzzle; False if it was solved already."""
+    return store.record_solution(
+        puzzle_id,
+        optimum=result.optimum,
+        tiebreak=result.tiebreak,
+        witness=result.actions,
+        proved=result.proved,
+        solve_seconds=result.seconds,
+    )
+
+
+def record_solve_failure(
+    job: Job,
+    _connection: redis.Redis,
+    exc_type: type[BaseException],
+    exc_value: BaseException,
+    _traceback: TracebackType | list[Any] | None,
+) -> None:
+    """RQ's failure callback: once no retry is left, mark the puzzle failed with the reason.
+
+    Also called when a dead worker's job is found abandoned. It must not raise:
+    an error here would stop RQ's clean-up of the other abandoned jobs.
+    """
+    if job.retries_left:
+        return
+    game, seed, rules_version = job.args
+    try:
+        _config, store = worker_context()
+        puzzle = store.get_puzzle(game, seed, rules_version)
+        if puzzle is not None:
+            store.record_failure(puzzle.id, f"{exc_type.__name__}: {exc_value}")
+    except Exception:
+        log.exception("could not record the failure of job %s", job.id)
+
+
+def queue_solving(queue: Queue, config: Config, puzzles: Iterable[PuzzleRecord]) -> int:
+    """Queue the solving of each puzzle of a known game; the number newly queued."""
+    return sum(
+        enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
+        for puzzle in puzzles
+        if puzzle.game in GAMES
+    )
+
+
+def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
+    """Queue every pending puzzle (those asked for while Redis was down among them)."""
+    return queue_solving(solve_queue(connection), config, store.pending_puzzles())
+
+
+def plan_dailies() -> int:
+    """Record the coming days' dailies and queue every pending puzzle; the number queued.
+
+    A coming daily whose solving failed is queued again too (say after a release
+    fixed its solver): a day must not start without its optimum.
+    """
+    config, store = worker_context()
+    connection = get_current_job().connection
+    queue = solve_queue(connection)
+    schedule_next_plan(queue, config)  # first: a failure below keeps the chain
+    failed = [
+        puzzle
+        for day in daily.upcoming_days(daily.today())
+        for puzzle in daily.ensure_dailies(store, config.daily_key, day)
+        if puzzle.status == "failed"
+    ]
+    return queue_solving(queue, config, failed) + sweep_pending(store, config, connection)
+
+
+class SolveWorker(Worker):
+    """RQ's forking worker with its dead-worker detection scaled to RALLY_HEARTBEAT.
+
+    RQ counts a job as abandoned 60 s after its last heartbeat; here it is two
+    heartbeats, so a killed worker's job is retried promptly.
+    """
+
+    def __init__(self, *args: Any, heartbeat: int, **kwargs: Any) -> None:
+        super().__init__(
+            *args,
+            job_monitoring_interval=heartbeat,
+            worker_ttl=heartbeat + 15,  # RQ listens for worker_ttl - 15 s between chores
+            maintenance_interval=heartbeat,
+            **kwargs,
+        )
+        self.heartbeat_grace = 2 * heartbeat
+        self.stop_requested = False
+
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_requested = True
+        super().request_stop(signum, frame)
+
+    def get_heartbeat_ttl(self, job: Job) -> int:
+        if job.timeout and job.timeout > 0:
+            remaining = job.timeout - self.current_job_working_time
+            return int(min(remaining, self.job_monitoring_interval)) + self.heartbeat_grace
+        return self.job_monitoring_interval + self.heartbeat_grace
+
+
+def preload_solvers() -> None:
+    """Import every solver, and with it OR-Tools, once in the worker before it forks, so a
+    job process does not import them again for each job."""
+    from solver.core import SOLVER_MODULES
+
+    for module in SOLVER_MODULES.values():
+        importlib.import_module(module)
+
+
+def wait_for_redis(connection: redis.Redis) -> None:
+    """Return once Redis answers; SIGTERM or Ctrl-C ends the wait (and the process)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    while True:
+        try:
+            connection.ping()
+            return
+        except redis.RedisError as error:
+            log.warning("waiting for Redis: %s", error)
+            time.sleep(REDIS_RETRY_SECONDS)
+
+
+def run_worker(config: Config) -> None:
+    """Work the solve queue and run RQ's scheduler until stopped.
+
+    RQ's worker quits when Redis goes away in the middle of a job; here a new
+    worker takes over as soon as Redis is back, so queued work resumes by itself.
+    """
+    preload_solvers()
+    connection = redis.Redis.from_url(config.redis_url)
+    while True:
+        wait_for_redis(connection)
+        worker = SolveWorker([solve_queue(connection)], connection=connection,
+                             heartbeat=config.heartbeat)
+        try:
+            start_planning(solve_queue(connection), config)
+            worker.work(with_scheduler=True, logging_level="INFO")
+        except redis.RedisError as error:
+            log.warning("worker lost Redis: %s", error)
+        if worker.stop_requested:
+            return

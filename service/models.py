@@ -1,0 +1,117 @@
+"""The tables of what must not be lost: puzzles with their optima, players and runs.
+
+The same models serve SQLite and PostgreSQL; the schema itself is created and
+changed only by the Alembic migrations in service/migrations.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+PUZZLE_STATUSES = ("pending", "solved", "failed")
+
+# Constraint names fixed by convention, so that migrations name them the same on every database.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Puzzle(Base):
+    """One seed of one game under one rules version, and what the solver proved about it."""
+
+    __tablename__ = "puzzles"
+    __table_args__ = (
+        UniqueConstraint("game", "seed", "rules_version"),
+        CheckConstraint(f"status IN {PUZZLE_STATUSES!r}", name="status"),
+        Index("ix_puzzles_daily_date", "daily_date"),
+        Index("ix_puzzles_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    seed: Mapped[str] = mapped_column(String(64))
+    rules_version: Mapped[str] = mapped_column(String(32))
+    daily_date: Mapped[date | None] = mapped_column(Date)
+    number: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    optimum: Mapped[int | None] = mapped_column(Integer)
+    tiebreak: Mapped[int | None] = mapped_column(Integer)
+    witness: Mapped[list[Any] | None] = mapped_column(JSON)
+    proved: Mapped[bool | None] = mapped_column(Boolean)
+    solve_seconds: Mapped[float | None] = mapped_column(Float)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utc_now, onupdate=utc_now
+    )
+
+
+class Player(Base):
+    """An anonymous player, known by the id in their signed cookie."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    display_name: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class Run(Base):
+    """A submitted run, replayed and scored by the server."""
+
+    __tablename__ = "runs"
+    __table_args__ = (
+        # At most one official run per player and puzzle, enforced by the database itself
+        # so that concurrent submissions cannot both become official.
+        Index(
+            "uq_runs_official_player",
+            "puzzle_id",
+            "player_id",
+            unique=True,
+            sqlite_where=text("official"),
+            postgresql_where=text("official"),
+        ),
+        Index("ix_runs_leaderboard", "puzzle_id", "official", "score", "tiebreak"),
+        Index("ix_runs_player", "player_id", "puzzle_id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    actions: Mapped[list[Any]] = mapped_column(JSON)
+    score: Mapped[int | None] = mapped_column(Integer)
+    tiebreak: Mapped[int] = mapped_column(Integer)
+    finished: Mapped[bool] = mapped_column(Boolean)
+    official: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)

@@ -1,0 +1,281 @@
+"""The API's OpenAPI 3.1 document, generated from the routes themselves.
+
+Each route declares its path parameters, request body and responses once, through
+`Api.route`. The same declarations validate what arrives (a body or a path value
+that breaks its schema never reaches the view) and build the document served at
+`/api/v1/openapi.json`, so the document cannot drift from what the code accepts.
+Schemas are plain JSON Schema 2020-12, which is what OpenAPI 3.1 speaks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import wraps
+from typing import Any
+
+import jsonschema_rs
+from flask import Blueprint, request
+from werkzeug.exceptions import HTTPException
+
+Schema = dict[str, Any]
+View = Callable[..., Any]
+
+# Deepest nesting of lists and objects a body may have: no request needs more, and
+# deeper values would make recursive code (JSON encoding, rules engines) fail.
+MAX_BODY_DEPTH = 16
+# Longest excerpt of a validation message: messages quote the offending value,
+# which may be an entire oversized body.
+MAX_MESSAGE_CHARS = 300
+
+ERROR_DESCRIPTIONS = {
+    400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a value of the "
+    "wrong type or shape, an invalid seed",
+    403: "Not yet public",
+    404: "No such game, puzzle, run or date",
+    413: "The request body is larger than the documented limit",
+    422: "An illegal run: the answer names the action index and the rule broken",
+    429: "Too many requests: wait the number of seconds in Retry-After",
+}
+
+ERROR_SCHEMA: Schema = {
+    "type": "object",
+    "required": ["error", "status"],
+    "properties": {
+        "error": {"type": "string", "description": "What was wrong, in words"},
+        "status": {"type": "integer", "description": "The HTTP status code"},
+        "index": {"type": "integer", "description": "422: the index of the illegal action"},
+        "reason": {"type": "string", "description": "422: the rule the action broke"},
+        "retry_after": {"type": "integer", "description": "429: seconds to wait"},
+    },
+}
+
+_FLASK_PLACEHOLDER = re.compile(r"<(?:\w+:)?(\w+)>")
+
+
+class ApiError(HTTPException):
+    """An error the API answers as JSON: {"error": message, "status": code, **fields}."""
+
+    def __init__(
+        self, code: int, message: str, headers: dict[str, str] | None = None, **fields: Any
+    ) -> None:
+        super().__init__(description=message)
+        self.code = code
+        self.fields = fields
+        self.extra_headers = headers or {}
+
+    def get_headers(self, *args: Any, **kwargs: Any) -> list[tuple[str, str]]:
+        return [*super().get_headers(*args, **kwargs), *self.extra_headers.items()]
+
+
+@dataclass(frozen=True)
+class PathParam:
+    """A path parameter: its schema, and the status answered when a value breaks it."""
+
+    name: str
+    schema: Schema
+    description: str
+    invalid_status: int = 400
+    invalid_message: str = "invalid {name} {value!r}"
+    validator: jsonschema_rs.Validator = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validator", jsonschema_rs.validator_for(self.schema))
+
+    def check(self, value: str) -> None:
+        if not self.validator.is_valid(value):
+            message = self.invalid_message.format(name=self.name, value=value)
+            raise ApiError(self.invalid_status, message)
+
+    def document(self) -> Schema:
+        return {
+            "name": self.name,
+            "in": "path",
+            "required": True,
+            "description": self.description,
+            "schema": self.schema,
+        }
+
+
+@dataclass(frozen=True)
+class Response:
+    """A documented response: its description, body schema and headers."""
+
+    description: str
+    schema: Schema | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def document(self) -> Schema:
+        entry: Schema = {"description": self.description}
+        if self.schema is not None:
+            entry["content"] = {"application/json": {"schema": self.schema}}
+        if self.headers:
+            entry["headers"] = {
+                name: {"description": text, "schema": {"type": "string"}}
+                for name, text in self.headers.items()
+            }
+        return entry
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str
+    view_name: str
+    summary: str
+    description: str
+    params: tuple[PathParam, ...]
+    body: Schema | None
+    responses: dict[int, Response]
+
+    def document(self, body_limit: int) -> Schema:
+        entry: Schema = {
+            "operationId": self.view_name,
+            "summary": self.summary,
+            "responses": {
+                str(status): response.document()
+                for status, response in sorted(self.responses.items())
+            },
+        }
+        if self.description:
+            entry["description"] = self.description
+        if self.params:
+            entry["parameters"] = [param.document() for param in self.params]
+        if self.body is not None:
+            entry["requestBody"] = {
+                "description": f"JSON of at most {body_limit} bytes (a larger body is a 413)",
+                "required": True,
+                "content": {"application/json": {"schema": self.body}},
+            }
+        return entry
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _nests_deeper_than(value: Any, limit: int) -> bool:
+    """True when value holds lists or objects more than limit levels deep (no recursion)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            pending.extend((child, depth + 1) for child in children)
+    return False
+
+
+def read_json_body(validator: jsonschema_rs.Validator) -> Any:
+    """The request's JSON body, checked by validator (ApiError 400 otherwise).
+
+    Reading the body beyond MAX_CONTENT_LENGTH raises the 413 of the app's limit.
+    """
+    try:
+        body = json.loads(request.get_data(cache=False), parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as error:
+        raise ApiError(400, f"the request body is not valid JSON: {error}") from None
+    if _nests_deeper_than(body, MAX_BODY_DEPTH):
+        raise ApiError(400, f"the request body nests more than {MAX_BODY_DEPTH} levels deep")
+    first_error = next(validator.iter_errors(body), None)
+    if first_error is not None:
+        where = "/".join(str(part) for part in first_error.instance_path) or "body"
+        raise ApiError(400, f"{where}: {first_error.message}"[:MAX_MESSAGE_CHARS])
+    return body
+
+
+def _error_responses(statuses: Iterable[int]) -> dict[int, Response]:
+    error_ref = {"$ref": "#/components/schemas/Error"}
+    responses = {}
+    for status in statuses:
+        headers = {"Retry-After": "Seconds until a new request is allowed"} if status == 429 else {}
+        responses[status] = Response(ERROR_DESCRIPTIONS[status], error_ref, headers)
+    return responses
+
+
+class Api:
+    """A blueprint's routes with the schemas they declare, and the document built from them."""
+
+    def __init__(self, blueprint: Blueprint, *, title: str, version: str, description: str):
+        self.blueprint = blueprint
+        self.info = {"title": title, "version": version, "description": description}
+        self.schemas: dict[str, Schema] = {"Error": ERROR_SCHEMA}
+        self.params: dict[str, PathParam] = {}
+        self.operations: list[Operation] = []
+
+    def schema(self, name: str, schema: Schema) -> Schema:
+        """Register a named schema of the document; returns the reference to it."""
+        self.schemas[name] = schema
+        return {"$ref": f"#/components/schemas/{name}"}
+
+    def path_param(self, param: PathParam) -> None:
+        self.params[param.name] = param
+
+    def route(
+        self,
+        rule: str,
+        method: str,
+        *,
+        summary: str,
+        responses: dict[int, Response],
+        body: Schema | None = None,
+        errors: Iterable[int] = (),
+    ) -> Callable[[View], View]:
+        """Register a view for (rule, method) with what it accepts and answers.
+
+        Path values are checked against their parameter's schema and a declared body
+        is read, validated and passed to the view as `body`.
+        """
+        params = tuple(self.params[name] for name in _FLASK_PLACEHOLDER.findall(rule))
+        error_statuses = set(errors) | {param.invalid_status for param in params}
+        if body is not None:
+            error_statuses |= {400, 413}
+
+        def register(view: View) -> View:
+            self.operations.append(
+                Operation(
+                    method=method.lower(),
+                    path=_FLASK_PLACEHOLDER.sub(r"{\1}", rule),
+                    view_name=view.__name__,
+                    summary=summary,
+                    description=(view.__doc__ or "").strip(),
+                    params=params,
+                    body=body,
+                    responses={**_error_responses(sorted(error_statuses)), **responses},
+                )
+            )
+            checked = _checked_view(view, params, body)
+            self.blueprint.add_url_rule(rule, view.__name__, checked, methods=[method])
+            return view
+
+        return register
+
+    def document(self, body_limit: int) -> Schema:
+        """The OpenAPI document; body_limit is the app's request body limit in bytes."""
+        paths: dict[str, Schema] = {}
+        for operation in self.operations:
+            paths.setdefault(operation.path, {})[operation.method] = operation.document(body_limit)
+        return {
+            "openapi": "3.1.0",
+            "info": self.info,
+            "servers": [{"url": self.blueprint.url_prefix or "/"}],
+            "paths": paths,
+            "components": {"schemas": self.schemas},
+        }
+
+
+def _checked_view(view: View, params: tuple[PathParam, ...], body: Schema | None) -> View:
+    body_validator = None if body is None else jsonschema_rs.validator_for(body)
+
+    @wraps(view)
+    def checked(**values: str) -> Any:
+        for param in params:
+            param.check(values[param.name])
+        if body_validator is not None:
+            values["body"] = read_json_body(body_validator)
+        return view(**values)
+
+    return checked

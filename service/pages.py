@@ -1,0 +1,87 @@
+"""The browser front end: HTML pages over the JSON API.
+
+The pages hold no rules and no data access: each one renders a shell from
+web/templates, and its ES module (web/static/js) talks to /api/v1. Only the
+rules pages are rendered here, from the project's own docs/rules at run time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import markdown
+from flask import Blueprint, abort, render_template
+from markupsafe import Markup
+
+from puzzles import GAMES, validate_seed
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+WEB = PROJECT_ROOT / "web"
+RULES_DIR = PROJECT_ROOT / "docs" / "rules"
+MARKDOWN_EXTENSIONS = ["tables", "fenced_code", "toc", "sane_lists"]
+
+blueprint = Blueprint(
+    "pages",
+    __name__,
+    template_folder=str(WEB / "templates"),
+    static_folder=str(WEB / "static"),
+    static_url_path="/static",
+)
+
+
+@blueprint.context_processor
+def game_titles() -> dict[str, Any]:
+    return {"game_titles": {name: game.title for name, game in sorted(GAMES.items())}}
+
+
+def known_game(name: str) -> str:
+    if name not in GAMES:
+        abort(404)
+    return name
+
+
+@blueprint.get("/")
+def home() -> str:
+    return render_template("home.html")
+
+
+@blueprint.get("/play/<game>/<seed>")
+def play(game: str, seed: str) -> str:
+    known_game(game)
+    try:
+        validate_seed(seed)
+    except ValueError:
+        abort(404)
+    return render_template("play.html", game=game, seed=seed, title=GAMES[game].title)
+
+
+@blueprint.get("/runs/<run_id>")
+def run(run_id: str) -> str:
+    return render_template("run.html", run_id=run_id)
+
+
+@blueprint.get("/archive")
+def archive() -> str:
+    return render_template("archive.html")
+
+
+@blueprint.get("/practice")
+def practice() -> str:
+    return render_template("practice.html")
+
+
+@blueprint.get("/rules/<game>")
+def rules(game: str) -> str:
+    source = RULES_DIR / f"{known_game(game)}.md"
+    if not source.is_file():
+        abort(404)
+    html = markdown.markdown(source.read_text(encoding="utf-8"), extensions=MARKDOWN_EXTENSIONS)
+    # The document is the project's own file, so its HTML is trusted.
+    return render_template("rules.html", game=game, title=GAMES[game].title, body=Markup(html))
+
+
+@blueprint.errorhandler(404)
+def not_found(_error: Exception) -> tuple[str, int]:
+    """A page for an unknown game, seed or rules document (the API answers JSON itself)."""
+    return render_template("not_found.html"), 404

@@ -1,0 +1,392 @@
+"""The only module that speaks SQL: puzzles, runs and players on SQLite or PostgreSQL.
+
+Every function returns plain frozen records, never live ORM objects, so callers
+hold no session. Each write is one short transaction committed before the
+function returns (an acknowledged run is on disk). On SQLite, write
+transactions start with BEGIN IMMEDIATE so that concurrent processes queue for
+the write lock instead of failing when a read turns into a write.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from service.models import Player, Puzzle, Run
+
+# Execution option that marks a connection as opened for writing (SQLite: BEGIN IMMEDIATE).
+_WRITE_OPTION = "rally_write"
+# How long (ms) a SQLite writer waits for another process's write lock before failing.
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+LEADERBOARD_SIZE = 100
+_INSERT_BY_DIALECT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every stored time is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class PuzzleRecord:
+    id: int
+    game: str
+    seed: str
+    rules_version: str
+    daily_date: date | None
+    number: int | None
+    status: str
+    optimum: int | None
+    tiebreak: int | None
+    witness: list[Any] | None
+    proved: bool | None
+    solve_seconds: float | None
+    error: str | None
+
+    @property
+    def is_daily(self) -> bool:
+        return self.daily_date is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The puzzle as the public contract shows it (no witness)."""
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "number": self.number,
+            "date": self.daily_date.isoformat() if self.daily_date else None,
+            "rules_version": self.rules_version,
+            "status": self.status,
+            "optimum": self.optimum,
+            "tiebreak": self.tiebreak,
+        }
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: str
+    puzzle_id: int
+    player_id: str
+    display_name: str | None
+    actions: list[Any]
+    score: int | None
+    tiebreak: int
+    finished: bool
+    official: bool
+    created_at: datetime
+
+
+def _puzzle_record(row: Puzzle) -> PuzzleRecord:
+    return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
+
+
+def _run_record(run: Run, display_name: str | None) -> RunRecord:
+    copied = {field.name: getattr(run, field.name) for field in fields(RunRecord)
+              if field.name not in ("display_name", "created_at")}
+    return RunRecord(**copied, display_name=display_name, created_at=_aware(run.created_at))
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # The driver's own transaction handling is switched off; `on_begin` starts them.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        # In WAL mode NORMAL loses nothing when a process dies, only on power loss.
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        writing = connection.get_execution_options().get(_WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+
+def make_engine(database_url: str, writing: bool = False) -> Engine:
+    """An engine for database_url (SQLite or PostgreSQL) set up for this service.
+
+    A writing engine takes SQLite's write lock when its transaction begins.
+    """
+    url = make_url(database_url)
+    backend = url.get_backend_name()
+    if backend not in _INSERT_BY_DIALECT:
+        raise ValueError(f"unsupported database {backend!r}: use sqlite or postgresql")
+    if backend == "sqlite" and url.database:
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+    if backend == "sqlite":
+        _configure_sqlite(engine)
+    return engine.execution_options(**{_WRITE_OPTION: True}) if writing else engine
+
+
+class Store:
+    """Puzzles, runs and players in one database."""
+
+    def __init__(self, database_url: str) -> None:
+        self.engine = make_engine(database_url)
+        self._reading = sessionmaker(self.engine, expire_on_commit=False)
+        self._writing = sessionmaker(
+            self.engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False
+        )
+        self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with self._reading() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        with self._writing() as session, session.begin():
+            yield session
+
+    # Puzzles
+
+    def get_puzzle(self, game: str, seed: str, rules_version: str) -> PuzzleRecord | None:
+        with self._read() as session:
+            row = session.scalar(
+                select(Puzzle).filter_by(game=game, seed=seed, rules_version=rules_version)
+            )
+            return _puzzle_record(row) if row else None
+
+    def get_puzzle_by_id(self, puzzle_id: int) -> PuzzleRecord | None:
+        with self._read() as session:
+            row = session.get(Puzzle, puzzle_id)
+            return _puzzle_record(row) if row else None
+
+    def ensure_puzzle(
+        self,
+        game: str,
+        seed: str,
+        rules_version: str,
+        daily_date: date | None = None,
+        number: int | None = None,
+    ) -> PuzzleRecord:
+        """The stored puzzle, first recorded as pending if it is new (safe under races)."""
+        found = self.get_puzzle(game, seed, rules_version)
+        if found:
+            return found
+        with self._write() as session:
+            session.execute(
+                self._insert(Puzzle)
+                .values(
+                    game=game,
+                    seed=seed,
+                    rules_version=rules_version,
+                    daily_date=daily_date,
+                    number=number,
+                    status="pending",
+                )
+                .on_conflict_do_nothing(index_elements=["game", "seed", "rules_version"])
+            )
+        stored = self.get_puzzle(game, seed, rules_version)
+        assert stored is not None, "a puzzle just inserted or found conflicting must exist"
+        return stored
+
+    def daily_puzzles(self, day: date) -> list[PuzzleRecord]:
+        with self._read() as session:
+            rows = session.scalars(
+                select(Puzzle).filter_by(daily_date=day).order_by(Puzzle.game, Puzzle.id)
+            )
+            return [_puzzle_record(row) for row in rows]
+
+    def pending_puzzles(self, limit: int = 1000) -> list[PuzzleRecord]:
+        """Puzzles still waiting for their optimum, oldest first."""
+        with self._read() as session:
+            rows = session.scalars(
+                select(Puzzle).filter_by(status="pending").order_by(Puzzle.id).limit(limit)
+            )
+            return [_puzzle_record(row) for row in rows]
+
+    def record_solution(
+        self,
+        puzzle_id: int,
+        *,
+        optimum: int | None,
+        tiebreak: int | None,
+        witness: list[Any],
+        proved: bool,
+        solve_seconds: float,
+    ) -> bool:
+        """Store the solver's answer in one statement; False if the puzzle was already solved.
+
+        The single guarded UPDATE is what makes a re-run or a retried job harmless:
+        the first answer stays and a puzzle is never half written.
+        """
+        return self._update_unsolved(
+            puzzle_id,
+            status="solved",
+            optimum=optimum,
+            tiebreak=tiebreak,
+            witness=witness,
+            proved=proved,
+            solve_seconds=solve_seconds,
+            error=None,
+        )
+
+    def record_failure(self, puzzle_id: int, error: str) -> bool:
+        """Mark an unsolved puzzle failed with the reason; False if it was already solved."""
+        return self._update_unsolved(puzzle_id, status="failed", error=error)
+
+    def _update_unsolved(self, puzzle_id: int, **values: Any) -> bool:
+        """Set values on the puzzle in one statement unless it is solved; True if it was set."""
+        with self._write() as session:
+            result = session.execute(
+                update(Puzzle)
+                .where(Puzzle.id == puzzle_id, Puzzle.status != "solved")
+                .values(**values)
+            )
+            return result.rowcount == 1
+
+    # Players
+
+    def _upsert_player(self, session: Session, player_id: str, display_name: str | None) -> None:
+        statement = self._insert(Player).values(id=player_id, display_name=display_name)
+        if display_name is None:
+            statement = statement.on_conflict_do_nothing(index_elements=["id"])
+        else:
+            statement = statement.on_conflict_do_update(
+                index_elements=["id"], set_={"display_name": display_name}
+            )
+        session.execute(statement)
+
+    def upsert_player(self, player_id: str, display_name: str | None = None) -> None:
+        """Record the player; a given display name replaces the stored one."""
+        with self._write() as session:
+            self._upsert_player(session, player_id, display_name)
+
+    def display_name(self, player_id: str) -> str | None:
+        with self._read() as session:
+            return session.scalar(select(Player.display_name).filter_by(id=player_id))
+
+    def player_count(self, puzzle_id: int | None = None) -> int:
+        """Players who submitted a run of the puzzle, or every player when puzzle_id is None."""
+        with self._read() as session:
+            if puzzle_id is None:
+                return session.scalar(select(func.count()).select_from(Player)) or 0
+            return (
+                session.scalar(
+                    select(func.count(func.distinct(Run.player_id))).filter_by(
+                        puzzle_id=puzzle_id
+                    )
+                )
+                or 0
+            )
+
+    # Runs
+
+    def add_run(
+        self,
+        puzzle: PuzzleRecord,
+        player_id: str,
+        *,
+        actions: list[Any],
+        score: int | None,
+        tiebreak: int,
+        finished: bool,
+        display_name: str | None = None,
+        today: date | None = None,
+    ) -> RunRecord:
+        """Store a replayed run (and its player), committed before returning.
+
+        The run is official when it is the player's first finished run of a daily
+        submitted on the daily's own day (today, UTC, unless given). Two
+        concurrent candidates are settled by the database's unique index on
+        official runs: the loser is stored as practice.
+        """
+        today = today or datetime.now(UTC).date()
+        candidate = finished and puzzle.daily_date == today
+        fields = {
+            "puzzle_id": puzzle.id,
+            "player_id": player_id,
+            "actions": actions,
+            "score": score,
+            "tiebreak": tiebreak,
+            "finished": finished,
+        }
+        if candidate:
+            try:
+                return self._insert_run(fields, display_name, official_if_first=True)
+            except IntegrityError:
+                pass  # a concurrent run became official first
+        return self._insert_run(fields, display_name, official_if_first=False)
+
+    def _insert_run(
+        self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
+    ) -> RunRecord:
+        with self._write() as session:
+            self._upsert_player(session, fields["player_id"], display_name)
+            official = official_if_first and not self._has_official_run(
+                session, fields["puzzle_id"], fields["player_id"]
+            )
+            run = Run(id=secrets.token_urlsafe(12), official=official, **fields)
+            session.add(run)
+            session.flush()
+            name = session.scalar(select(Player.display_name).filter_by(id=run.player_id))
+            return _run_record(run, name)
+
+    @staticmethod
+    def _has_official_run(session: Session, puzzle_id: int, player_id: str) -> bool:
+        found = session.scalar(
+            select(Run.id).filter_by(puzzle_id=puzzle_id, player_id=player_id, official=True)
+        )
+        return found is not None
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        with self._read() as session:
+            row = session.execute(
+                select(Run, Player.display_name).join(Player).where(Run.id == run_id)
+            ).first()
+            return _run_record(*row) if row else None
+
+    def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RunRecord]:
+        """Official runs, best first: score, then tie-break, then the earlier submission."""
+        with self._read() as session:
+            rows = session.execute(
+                select(Run, Player.display_name)
+                .join(Player)
+                .where(Run.puzzle_id == puzzle_id, Run.official)
+                .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
+                .limit(limit)
+            )
+            return [_run_record(run, name) for run, name in rows]
+
+    def score_histogram(self, puzzle_id: int) -> dict[int, int]:
+        """How many official runs reached each score, by score ascending."""
+        with self._read() as session:
+            rows = session.execute(
+                select(Run.score, func.count())
+                .where(Run.puzzle_id == puzzle_id, Run.official)
+                .group_by(Run.score)
+                .order_by(Run.score)
+            )
+            return {score: count for score, count in rows}
+
+    def has_finished_run(self, puzzle_id: int, player_id: str) -> bool:
+        with self._read() as session:
+            found = session.scalar(
+                select(Run.id).filter_by(puzzle_id=puzzle_id, player_id=player_id, finished=True)
+            )
+            return found is not None

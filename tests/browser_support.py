@@ -1,0 +1,155 @@
+"""Support for the browser tests: a live server, Chromium, and clicking actions through the UI.
+
+The live server is the real application (the app factory) on a free loopback
+port, with SQLite in a temporary instance folder and the session's own database
+on the local Redis. Chromium is Debian's (Playwright's own download cannot work
+offline), launched headless without background networking.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from flask import Flask
+from playwright.sync_api import ConsoleMessage, Page, expect
+from werkzeug.serving import make_server
+
+LOOPBACK = "127.0.0.1"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+# How long one UI step (a click and the server's answer) may take.
+STEP_TIMEOUT_MS = 10_000
+
+
+def chromium_path() -> str:
+    """Debian's chromium binary; `make test` installs it when missing."""
+    found = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
+    if found is None:
+        raise RuntimeError("no chromium: `make test` installs it (apt-get install -y chromium)")
+    return found
+
+
+@contextmanager
+def live_server(app: Flask) -> Iterator[str]:
+    """Serve app on a free loopback port in a thread; yields its base URL."""
+    server = make_server(LOOPBACK, 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOOPBACK}:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join()
+
+
+@dataclass
+class PageWatch:
+    """Console errors, uncaught exceptions and requests leaving this machine, seen by pages."""
+
+    problems: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> None:
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
+        page.on("request", self._request)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.problems.append(f"console error: {message.text}")
+
+    def _request(self, request: Any) -> None:
+        url = urlparse(request.url)
+        if url.scheme in ("http", "https") and url.hostname != LOOPBACK:
+            self.problems.append(f"external request: {request.url}")
+
+    def expected(self, *marks: str) -> None:
+        """Forget the problems a test provoked on purpose (those naming one of marks)."""
+        unexpected = [p for p in self.problems if not any(mark in p for mark in marks)]
+        assert unexpected == []
+        self.problems.clear()
+
+
+def page_weight(page: Page) -> int:
+    """Bytes of the page's HTML, scripts, styles and images (API answers not counted)."""
+    return page.evaluate(
+        """() => {
+          const nav = performance.getEntriesByType("navigation")[0];
+          const assets = performance.getEntriesByType("resource")
+            .filter((entry) => !["fetch", "xmlhttprequest"].includes(entry.initiatorType));
+          const sizes = assets.map((entry) => entry.decodedBodySize);
+          return sizes.reduce((sum, size) => sum + size, nav.decodedBodySize);
+        }"""
+    )
+
+
+def wait_until_idle(page: Page) -> None:
+    expect(page.locator("#board")).to_have_attribute("aria-busy", "false", timeout=STEP_TIMEOUT_MS)
+
+
+def expect_moves(page: Page, count: int) -> None:
+    """The play page has counted count moves (so the server answered the last one)."""
+    text = "1 move played" if count == 1 else f"{count} moves played"
+    expect(page.locator("#progress")).to_have_text(text, timeout=STEP_TIMEOUT_MS)
+
+
+def key(name: str) -> str:
+    return f'#board [data-focus-key="{name}"]'
+
+
+def crazy_rally_clicks(action: dict[str, Any]) -> list[str]:
+    """The controls to click, in order, to play one Crazy Rally action."""
+    if action["type"] == "apply":
+        return [key(f"apply:{action['card']}")]
+    if action["type"] == "start":
+        return [key("start")]
+    # No event is the default choice of every turn.
+    event = [key(f"event:{action['event']}")] if action["event"] is not None else []
+    return [key(f"card:{action['card']}"), key(f"mode:{action['mode']}"), *event, key("drive")]
+
+
+def rallye_raser_clicks(action: dict[str, Any]) -> list[str]:
+    """The controls to click, in order, to play one Rallye Raser action."""
+    kind = action["type"]
+    if kind == "gear":
+        return [key(f"gear:{action['gear']}")]
+    if kind in ("roll", "reroll", "move"):
+        return [key(kind)]
+    if kind == "place":
+        return [key(f"die:{action['die']}"), key(f"field:{action['row']}:{action['lane']}")]
+    if kind == "reserve":
+        return [key(f"die:{action['die']}"), key("reserve-die")]
+    if kind == "place_reserve":
+        return [key("reserve"), key(f"field:{action['row']}:{action['lane']}")]
+    return [key(f"{kind}:{action['step']}:{action['delta']}")]
+
+
+CLICKS = {"crazy-rally": crazy_rally_clicks, "rallye-raser": rallye_raser_clicks}
+
+
+def play_through_ui(page: Page, game: str, actions: list[Any], already: int = 0) -> None:
+    """Click each action through the board, waiting for the server's answer after each."""
+    for number, action in enumerate(actions, start=already + 1):
+        for selector in CLICKS[game](action):
+            page.locator(selector).click(timeout=STEP_TIMEOUT_MS)
+        expect_moves(page, number)
+        wait_until_idle(page)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,161 @@
+"""deploy.yml: each command in it runs for real here, with the environment the file gives
+it, pointed at this machine's PostgreSQL and Redis (Docker itself does not run here)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from contextlib import suppress
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+import yaml
+from conftest import free_port, wait_for_http
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+
+from puzzles import GAMES
+from service import daily
+from service.config import Config
+from service.queue import plan_job_id, plan_slot
+from service.store import Store
+
+DEPLOY_FILE = Path(__file__).resolve().parent.parent / "deploy.yml"
+# What an operator exports before `docker compose up` (see the file's header).
+OPERATOR_VARIABLES = {
+    "POSTGRES_PASSWORD": "not-used-here",
+    "RALLY_SECRET_KEY": "deploy-test-secret",
+    "RALLY_DAILY_KEY": "deploy-test-daily-key",
+}
+VARIABLE = re.compile(r"\$\{(\w+)(?::[?-][^}]*)?\}")
+STOP_SECONDS = 30
+
+
+@pytest.fixture(scope="module")
+def services() -> dict[str, Any]:
+    return yaml.safe_load(DEPLOY_FILE.read_text())["services"]
+
+
+def substitute(value: str) -> str:
+    """Compose's ${NAME} and ${NAME:?message} with the operator's variables."""
+    return VARIABLE.sub(lambda match: OPERATOR_VARIABLES[match.group(1)], value)
+
+
+def option_replaced(command: list[str], option: str, value: str) -> list[str]:
+    """command with the value after option replaced (it must be there)."""
+    position = command.index(option) + 1
+    return [*command[:position], value, *command[position + 1 :]]
+
+
+def rally_command(command: list[str]) -> list[str]:
+    """The image's `rally` console script is this checkout's `python -m service.cli`."""
+    assert command[0] == "rally"
+    return [sys.executable, "-m", "service.cli", *command[1:]]
+
+
+def local_env(service: dict[str, Any], process_env: dict[str, str], database_url: str,
+              redis_url: str, instance_path: Path) -> dict[str, str]:
+    """The service's environment from the file, with its servers swapped for the local ones."""
+    env = {name: substitute(str(value)) for name, value in service["environment"].items()}
+    assert env["DATABASE_URL"].split("://")[0] == database_url.split("://")[0]
+    assert env["REDIS_URL"].split("://")[0] == redis_url.split("://")[0]
+    env.update(DATABASE_URL=database_url, REDIS_URL=redis_url,
+               RALLY_INSTANCE_PATH=str(instance_path))
+    return {**process_env, **env}
+
+
+def stop(process: subprocess.Popen[bytes]) -> int:
+    """SIGTERM, and a second one (RQ's cold shutdown) if the first is not enough."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGTERM)
+        return process.wait(STOP_SECONDS)
+
+
+def test_the_file_describes_the_scaled_out_service(services: dict[str, Any]):
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker"}
+    assert services["web"]["deploy"]["replicas"] >= 2
+    assert services["worker"]["deploy"]["replicas"] >= 2
+    assert services["migrate"]["restart"] == "no"
+    redis_command = services["redis"]["command"]
+    assert redis_command[redis_command.index("--appendonly") + 1] == "yes"
+    rally_envs = [services[name]["environment"] for name in ("migrate", "web", "worker")]
+    assert rally_envs[0] == rally_envs[1] == rally_envs[2]
+    # Every replica must share the secrets, so the file demands them instead of generating.
+    for name in ("RALLY_SECRET_KEY", "RALLY_DAILY_KEY"):
+        assert rally_envs[0][name] == f"${{{name}:?set {name}}}"
+
+
+def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_path: Path):
+    port = free_port()
+    command = option_replaced(services["redis"]["command"], "--dir", str(tmp_path))
+    server = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL)
+    try:
+        client = redis.Redis(port=port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.set("kept", "yes")
+                break
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        assert client.config_get("appendonly") == {"appendonly": "yes"}
+    finally:
+        assert stop(server) == 0
+    assert (tmp_path / "appendonlydir").is_dir()
+
+
+def test_migrate_web_and_worker_run_against_postgres_and_redis(
+    services: dict[str, Any], postgres_factory, redis_url: str, tmp_path: Path,
+    process_env: dict[str, str],
+):
+    database_url = postgres_factory()
+
+    def env_of(name: str) -> dict[str, str]:
+        return local_env(services[name], process_env, database_url, redis_url, tmp_path / name)
+
+    migrate = subprocess.run(rally_command(services["migrate"]["command"]), env=env_of("migrate"),
+                             timeout=120)
+    assert migrate.returncode == 0
+
+    port = free_port()
+    web_command = option_replaced(services["web"]["command"], "--port", str(port))
+    web = subprocess.Popen(rally_command(web_command), env=env_of("web"))
+    worker = subprocess.Popen(rally_command(services["worker"]["command"]), env=env_of("worker"))
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/api/v1/daily", seconds=60)
+        wait_for_planning(redis_url, Config.from_env(env_of("worker")))
+    finally:
+        assert stop(web) == 0
+        assert stop(worker) == 0
+
+    days = daily.upcoming_days(daily.today())
+    with Store(database_url) as store:
+        recorded = [puzzle for day in days for puzzle in store.daily_puzzles(day)]
+    assert len(recorded) == len(days) * len(GAMES)
+    key = OPERATOR_VARIABLES["RALLY_DAILY_KEY"]
+    assert {puzzle.seed for puzzle in recorded} == {
+        daily.daily_seed(key, game, day) for game in GAMES for day in days
+    }
+
+
+def wait_for_planning(redis_url: str, config: Config, seconds: float = 60) -> None:
+    """Until the worker has finished the current slot's planning run."""
+    connection = redis.Redis.from_url(redis_url)
+    job_id = plan_job_id(plan_slot(datetime.now(UTC), config.plan_interval))
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with suppress(NoSuchJobError):
+            if Job.fetch(job_id, connection=connection).get_status() == "finished":
+                return
+        time.sleep(0.2)
+    pytest.fail(f"the worker did not finish {job_id} within {seconds} s")

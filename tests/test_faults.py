@@ -1,0 +1,206 @@
+"""The faults the service must survive, caused for real: a worker SIGKILLed mid-solve,
+Redis stopped, the web process SIGKILLed during a burst of submissions."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from contextlib import suppress
+from pathlib import Path
+
+import pytest
+import redis
+from conftest import free_port, started_under, wait_for_http
+from rq.job import Job
+
+from puzzles import GAMES
+from puzzles.playout import random_playout, seeded_chooser
+from service.config import Config
+from service.jobs import sweep_pending
+from service.migrations import upgrade
+from service.queue import enqueue_solve, solve_job_id, solve_queue
+from service.redis_server import EmbeddedRedis
+from service.store import Store
+from tests.api_fixtures import client_of, make_app, over_run  # noqa: F401 - make_app: fixture
+
+GAME = "crazy-rally"
+# A seed whose solve takes about a second, long enough to kill its worker in the middle.
+SLOW_SEED = "killed-mid-solve"
+SOLVED_WITHIN = 60.0
+
+
+def rally(*args: str) -> list[str]:
+    return [sys.executable, "-m", "service.cli", *args]
+
+
+def kill_everything_under(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a process and all it started, as when its machine dies."""
+    for pid in started_under(process.pid):
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    process.wait()
+
+
+def wait_until(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"not within {seconds} s: {what}")
+        time.sleep(0.01)
+
+
+def worker_env(process_env: dict[str, str], config: Config) -> dict[str, str]:
+    """A worker with short heartbeats, so that a dead worker's job is found in seconds."""
+    return {
+        **process_env,
+        "RALLY_INSTANCE_PATH": str(config.instance_path),
+        "DATABASE_URL": config.database_url,
+        "REDIS_URL": config.redis_url,
+        "RALLY_DAILY_KEY": config.daily_key,
+        "RALLY_HEARTBEAT": "1",
+        "RALLY_RETRY_DELAY": "0",
+    }
+
+
+def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
+    service_env: Config, process_env: dict[str, str]
+):
+    with Store(service_env.database_url) as store:
+        puzzle = store.ensure_puzzle(GAME, SLOW_SEED, GAMES[GAME].rules_version)
+        connection = redis.Redis.from_url(service_env.redis_url)
+        enqueue_solve(solve_queue(connection), service_env, GAME, puzzle.seed, puzzle.rules_version)
+        job_id = solve_job_id(GAME, puzzle.seed, puzzle.rules_version)
+        env = worker_env(process_env, service_env)
+
+        first = subprocess.Popen(rally("worker"), env=env, start_new_session=True)
+        wait_until(lambda: Job.fetch(job_id, connection=connection).get_status() == "started",
+                   60, "the worker starts solving")
+        kill_everything_under(first)
+        assert store.get_puzzle_by_id(puzzle.id).status == "pending"
+
+        second = subprocess.Popen(rally("worker"), env=env, start_new_session=True)
+        try:
+            wait_until(lambda: store.get_puzzle_by_id(puzzle.id).status != "pending",
+                       SOLVED_WITHIN, "the abandoned job is retried")
+        finally:
+            second.send_signal(signal.SIGTERM)
+            second.wait(30)
+        solved = store.get_puzzle_by_id(puzzle.id)
+        assert solved.status == "solved"
+        assert solved.solve_seconds > 0.2, f"{SLOW_SEED} solves too fast to be killed mid-solve"
+        assert Job.fetch(job_id, connection=connection).retries_left == 0
+        assert store.get_puzzle(GAME, puzzle.seed, puzzle.rules_version) == solved
+        final = GAMES[GAME].replay(puzzle.seed, solved.witness)
+        assert (GAMES[GAME].score(final), GAMES[GAME].tiebreak(final)) == (
+            solved.optimum, solved.tiebreak
+        )
+
+
+def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
+    make_app, tmp_path: Path, process_env: dict[str, str]  # noqa: F811 - the fixture
+):
+    private = EmbeddedRedis(tmp_path / "r.sock", tmp_path / "redis")
+    private.start()
+    app = make_app(redis=private.url, RALLY_WRITES_PER_MINUTE="1000", RALLY_RETRY_DELAY="0")
+    config: Config = app.extensions["rally"].config
+    store: Store = app.extensions["rally"].store
+    client = client_of(app)
+    worker = subprocess.Popen(rally("worker"), env=worker_env(process_env, config),
+                              start_new_session=True)
+    try:
+        today = client.get("/api/v1/daily").get_json()
+        private.stop()
+
+        assert client.get("/api/v1/daily").get_json() == today
+        daily = next(puzzle for puzzle in today["puzzles"] if puzzle["game"] == GAME)
+        answer = client.get(f"/api/v1/puzzles/{GAME}/{daily['seed']}")
+        assert answer.status_code == 200
+        submitted = client.post(f"/api/v1/puzzles/{GAME}/{daily['seed']}/runs",
+                                json={"actions": over_run(GAMES[GAME], daily["seed"])})
+        assert submitted.status_code == 201
+        assert store.get_run(submitted.get_json()["id"]) is not None
+        asked = client.get(f"/api/v1/puzzles/{GAME}/asked-while-redis-was-down")
+        assert asked.get_json()["status"] == "pending"
+
+        private.start()
+        connection = redis.Redis.from_url(private.url)
+        sweep_pending(store, config, connection)  # what the next planning run does
+        practice = store.get_puzzle(GAME, "asked-while-redis-was-down", GAMES[GAME].rules_version)
+        wait_until(lambda: store.get_puzzle_by_id(practice.id).status != "pending",
+                   SOLVED_WITHIN, "the worker takes up the puzzle asked for while Redis was down")
+        assert store.get_puzzle_by_id(practice.id).status == "solved"
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(30)
+        private.stop()
+
+
+def post_json(url: str, body: object) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return answer.status, json.loads(answer.read())
+
+
+def test_every_acknowledged_run_survives_a_killed_web_process(
+    instance_path: Path, redis_url: str, process_env: dict[str, str]
+):
+    env = {
+        **process_env,
+        "RALLY_INSTANCE_PATH": str(instance_path),
+        "REDIS_URL": redis_url,
+        "RALLY_WRITES_PER_MINUTE": "1000000",
+    }
+    config = Config.from_env(env)
+    upgrade(config.database_url)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}/api/v1"
+    web = subprocess.Popen(rally("web", "--port", str(port)), env=env, start_new_session=True)
+    wait_for_http(f"{base}/daily")
+    seed = "burst"
+    runs = [random_playout(GAMES[GAME], seed, seeded_chooser(seed, f"burst/{n}"))[1]
+            for n in range(40)]
+    acknowledged: list[str] = []
+    failures: list[Exception] = []
+
+    def submit_until_refused(offset: int) -> None:
+        for number in range(offset, 10_000):
+            try:
+                status, body = post_json(f"{base}/puzzles/{GAME}/{seed}/runs",
+                                         {"actions": runs[number % len(runs)]})
+            except (OSError, http.client.HTTPException) as error:
+                failures.append(error)
+                return
+            if 200 <= status < 300:
+                acknowledged.append(body["id"])
+
+    senders = [threading.Thread(target=submit_until_refused, args=(n * 1000,)) for n in range(6)]
+    for sender in senders:
+        sender.start()
+    wait_until(lambda: len(acknowledged) >= 50, 60, "the burst is under way")
+    kill_everything_under(web)
+    for sender in senders:
+        sender.join(30)
+    assert len(failures) == len(senders)
+
+    restarted = subprocess.Popen(rally("web", "--port", str(port)), env=env,
+                                 start_new_session=True)
+    try:
+        wait_for_http(f"{base}/daily")
+        for run_id in acknowledged:
+            with urllib.request.urlopen(f"{base}/runs/{run_id}", timeout=10) as answer:
+                assert json.loads(answer.read())["id"] == run_id
+    finally:
+        restarted.send_signal(signal.SIGTERM)
+        restarted.wait(30)
+    with Store(config.database_url) as store:
+        assert all(store.get_run(run_id) for run_id in acknowledged)

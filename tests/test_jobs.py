@@ -1,0 +1,153 @@
+"""Queued work on the local Redis: unique jobs, the planning chain, failures and solving."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import redis
+from rq import Queue
+from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
+
+from puzzles import GAMES
+from service import daily, jobs
+from service.config import Config
+from service.queue import (
+    enqueue_solve,
+    plan_job_id,
+    plan_slot,
+    request_solve,
+    schedule_next_plan,
+    solve_job_id,
+    solve_queue,
+    start_planning,
+)
+from service.store import Store
+
+
+@pytest.fixture
+def connection(service_env: Config):
+    client = redis.Redis.from_url(service_env.redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def queue(connection) -> Queue:
+    return solve_queue(connection)
+
+
+@pytest.fixture
+def job_store(service_env: Config):
+    with Store(service_env.database_url) as store:
+        yield store
+
+
+def work_until_empty(connection: redis.Redis, max_jobs: int | None = None) -> None:
+    """A real worker on the solve queue, in burst mode (and without the solver preload)."""
+    worker = jobs.SolveWorker([solve_queue(connection)], connection=connection, heartbeat=1)
+    worker.work(burst=True, with_scheduler=True, max_jobs=max_jobs)
+
+
+def test_the_same_solve_is_queued_once(queue: Queue, service_env: Config):
+    assert enqueue_solve(queue, service_env, "crazy-rally", "s1", "v1")
+    assert not enqueue_solve(queue, service_env, "crazy-rally", "s1", "v1")
+    assert queue.job_ids == [solve_job_id("crazy-rally", "s1", "v1")]
+    job = queue.fetch_job(queue.job_ids[0])
+    assert (job.timeout, job.retries_left) == (service_env.solve_timeout, 1)
+
+
+def test_a_solve_request_without_redis_returns_false_at_once(instance_path):
+    config = Config.from_env(
+        {"RALLY_INSTANCE_PATH": str(instance_path), "REDIS_URL": "redis://127.0.0.1:1/0"}
+    )
+    started = datetime.now(UTC)
+    assert request_solve(sorted(GAMES)[0], "s1", config) is False
+    assert datetime.now(UTC) - started < timedelta(seconds=5)
+
+
+def test_planning_runs_once_per_slot_and_schedules_the_next(queue, connection, service_env):
+    assert start_planning(queue, service_env)
+    assert not start_planning(queue, service_env)  # a second worker starting: no second run
+    work_until_empty(connection, max_jobs=1)
+    now = datetime.now(UTC)
+    this_slot = plan_slot(now, service_env.plan_interval)
+    next_slot = plan_slot(now + timedelta(seconds=service_env.plan_interval),
+                          service_env.plan_interval)
+    assert Job.fetch(plan_job_id(this_slot), connection=connection).get_status() == "finished"
+    scheduled = ScheduledJobRegistry(queue=queue).get_job_ids()
+    assert scheduled == [plan_job_id(next_slot)]
+    assert not schedule_next_plan(queue, service_env)
+
+
+def test_planning_records_the_coming_dailies_and_queues_them(
+    queue, connection, service_env, job_store: Store
+):
+    failed_today = daily.ensure_dailies(job_store, service_env.daily_key, daily.today())[0]
+    job_store.record_failure(failed_today.id, "the solver of an older release failed")
+    start_planning(queue, service_env)
+    work_until_empty(connection, max_jobs=1)
+    days = daily.upcoming_days(daily.today())
+    recorded = [puzzle for day in days for puzzle in job_store.daily_puzzles(day)]
+    assert len(recorded) == len(days) * len(GAMES)
+    assert set(queue.job_ids) == {
+        solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version) for puzzle in recorded
+    }
+
+
+def test_the_sweep_queues_puzzles_left_pending(queue, connection, service_env, job_store):
+    game = sorted(GAMES)[0]
+    puzzle = job_store.ensure_puzzle(game, "asked-while-redis-was-down", GAMES[game].rules_version)
+    assert jobs.sweep_pending(job_store, service_env, connection) == 1
+    assert jobs.sweep_pending(job_store, service_env, connection) == 0
+    assert queue.job_ids == [solve_job_id(game, puzzle.seed, puzzle.rules_version)]
+
+
+def test_a_failing_solve_is_retried_then_marked_failed(queue, connection, service_env, job_store):
+    puzzle = job_store.ensure_puzzle("no-such-game", "s1", "v1")
+    enqueue_solve(queue, service_env, "no-such-game", "s1", "v1")
+    work_until_empty(connection)
+    job = Job.fetch(solve_job_id("no-such-game", "s1", "v1"), connection=connection)
+    assert job.get_status() == JobStatus.FAILED
+    assert job.retries_left == 0
+    failed = job_store.get_puzzle_by_id(puzzle.id)
+    assert failed.status == "failed"
+    assert "KeyError" in failed.error
+
+
+def test_an_ended_job_does_not_block_a_puzzle_still_pending(queue, connection, service_env):
+    enqueue_solve(queue, service_env, "no-such-game", "s1", "v1")
+    work_until_empty(connection)
+    assert enqueue_solve(queue, service_env, "no-such-game", "s1", "v1")
+    assert queue.job_ids == [solve_job_id("no-such-game", "s1", "v1")]
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_a_puzzle_is_solved_and_stored_exactly_once(game_name, queue, connection, service_env,
+                                                     job_store):
+    game = GAMES[game_name]
+    puzzle = job_store.ensure_puzzle(game_name, "solved-once", game.rules_version)
+    enqueue_solve(queue, service_env, game_name, puzzle.seed, puzzle.rules_version)
+    work_until_empty(connection)
+    solved = job_store.get_puzzle_by_id(puzzle.id)
+    assert solved.status == "solved"
+    assert jobs.solve_puzzle(game_name, puzzle.seed, puzzle.rules_version) == "already solved"
+    assert job_store.get_puzzle_by_id(puzzle.id) == solved
+    if solved.optimum is not None:
+        final = game.replay(puzzle.seed, solved.witness)
+        assert (game.score(final), game.tiebreak(final)) == (solved.optimum, solved.tiebreak)
+
+
+def test_the_planning_chain_runs_on_at_the_next_slot(queue, connection, monkeypatch):
+    monkeypatch.setenv("RALLY_PLAN_INTERVAL", "2")
+    config = Config.from_env()
+    start_planning(queue, config)
+    work_until_empty(connection, max_jobs=1)
+    (next_plan,) = ScheduledJobRegistry(queue=queue).get_job_ids()
+    queue.empty()  # the dailies' solving is not what this test waits for
+    time.sleep(2.1)
+    work_until_empty(connection, max_jobs=1)  # RQ's scheduler queues the due run first
+    assert Job.fetch(next_plan, connection=connection).get_status() == JobStatus.FINISHED
+    assert ScheduledJobRegistry(queue=queue).get_job_ids() != [next_plan]

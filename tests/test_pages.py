@@ -1,0 +1,86 @@
+"""The pages blueprint: every page's shell, the rules pages and the static files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from puzzles import GAMES
+from service.pages import RULES_DIR, WEB
+from tests.api_fixtures import *  # noqa: F403 - the app and client fixtures
+
+PAGES = [
+    ("/", "js/home.js"),
+    ("/archive", "js/archive.js"),
+    ("/practice", "js/practice.js"),
+    ("/play/crazy-rally/any-seed_1", "js/play.js"),
+    ("/play/rallye-raser/any-seed_1", "js/play.js"),
+    ("/runs/some-run-id", "js/result.js"),
+]
+# The only absolute URL the front end may contain: the SVG namespace, which is never fetched.
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+
+
+@pytest.mark.parametrize(("path", "script"), PAGES)
+def test_each_page_is_html_with_its_module(client: FlaskClient, path: str, script: str):
+    answer = client.get(path)
+    assert answer.status_code == 200
+    assert answer.mimetype == "text/html"
+    page = answer.get_data(as_text=True)
+    assert f'<script type="module" src="/static/{script}">' in page
+    for name in GAMES:
+        assert f'href="/rules/{name}"' in page
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_rules_page_renders_the_projects_own_document(client: FlaskClient, game: str):
+    source = (RULES_DIR / f"{game}.md").read_text(encoding="utf-8")
+    heading = source.splitlines()[0].removeprefix("# ")
+    page = client.get(f"/rules/{game}").get_data(as_text=True)
+    rendered_heading = re.search(r"<h1[^>]*>(.*?)</h1>", page).group(1)
+    assert re.sub(r"<[^>]+>", "", rendered_heading).replace("&amp;", "&") == heading.replace(
+        "`", ""
+    )
+    assert "<table>" in page
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/play/chess/seed",
+        "/play/crazy-rally/no%20spaces",
+        "/play/crazy-rally/" + "x" * 65,
+        "/rules/chess",
+    ],
+)
+def test_an_unknown_game_or_invalid_seed_is_an_html_404(client: FlaskClient, path: str):
+    answer = client.get(path)
+    assert answer.status_code == 404
+    assert answer.mimetype == "text/html"
+    assert "Off the track" in answer.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("path", "mimetype"),
+    [
+        ("/static/css/site.css", "text/css"),
+        ("/static/js/play.js", "text/javascript"),
+        ("/static/favicon.svg", "image/svg+xml"),
+    ],
+)
+def test_static_files_are_served_with_their_types(client: FlaskClient, path: str, mimetype: str):
+    answer = client.get(path)
+    assert (answer.status_code, answer.mimetype) == (200, mimetype)
+
+
+def front_end_files() -> list[Path]:
+    return sorted(path for path in WEB.rglob("*") if path.is_file())
+
+
+def test_the_front_end_refers_to_no_other_host():
+    for path in front_end_files():
+        text = path.read_text(encoding="utf-8").replace(SVG_NAMESPACE, "")
+        assert not re.search(r"https?://|(src|href|url)\s*[=(]\s*[\"']?//", text), path

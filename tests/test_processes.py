@@ -1,0 +1,59 @@
+"""`rally serve` run as a real process on the embedded default."""
+
+from __future__ import annotations
+
+import json
+import signal
+import stat
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+from conftest import alive, free_port, started_under, wait_for_http
+
+from service.config import Config
+from service.store import Store
+
+STOP_SECONDS = 40
+
+
+def rally(*args: str) -> list[str]:
+    return [sys.executable, "-m", "service.cli", *args]
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_serve_runs_everything_and_stops_everything(
+    instance_path: Path, process_env: dict[str, str], stop_signal: signal.Signals
+):
+    port = free_port()
+    env = {**process_env, "RALLY_INSTANCE_PATH": str(instance_path)}
+    serve = subprocess.Popen(rally("serve", "--port", str(port)), env=env)
+    try:
+        daily = json.loads(wait_for_http(f"http://127.0.0.1:{port}/api/v1/daily"))
+        started = started_under(serve.pid)
+        commands = {Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started}
+        assert any(b"redis-server" in command for command in commands)
+        assert any(b"gunicorn" in command for command in commands)
+        assert any(b"worker" in command for command in commands)
+        second = subprocess.run(rally("serve", "--port", str(free_port())), env=env,
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert "already listening" in second.stderr
+    finally:
+        serve.send_signal(stop_signal)
+        assert serve.wait(STOP_SECONDS) == 0
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in started if alive(pid)] == []
+    assert {puzzle["date"] for puzzle in daily["puzzles"]} <= {daily["date"]}
+    assert (instance_path / "redis" / "appendonlydir").is_dir()
+    for secret in ("secret_key", "daily_key"):
+        assert stat.S_IMODE((instance_path / secret).stat().st_mode) == 0o600
+    config = Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path)})
+    with Store(config.database_url) as store:
+        stored = store.daily_puzzles(date.fromisoformat(daily["date"]))
+    assert {puzzle.seed for puzzle in stored} == {puzzle["seed"] for puzzle in daily["puzzles"]}

@@ -1,0 +1,163 @@
+"""The store on SQLite and on PostgreSQL: migrations, puzzles exactly once, official runs."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, timedelta
+from pathlib import Path
+
+import sqlalchemy
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from service.migrations import alembic_config, upgrade
+from service.models import Base
+from service.store import PuzzleRecord, Store
+
+DAY = date(2026, 11, 30)
+
+
+def daily_puzzle(store: Store, day: date = DAY, seed: str = "d-seed") -> PuzzleRecord:
+    return store.ensure_puzzle("crazy-rally", seed, "v1", daily_date=day, number=30)
+
+
+def add_finished(store: Store, puzzle: PuzzleRecord, player: str, score: int, **extra):
+    return store.add_run(
+        puzzle, player, actions=[score], score=score, tiebreak=0, finished=True, today=DAY, **extra
+    )
+
+
+def test_migrations_build_exactly_the_models(database_url: str):
+    engine = sqlalchemy.create_engine(database_url)
+    with engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    engine.dispose()
+    assert differences == []
+
+
+def test_migrations_downgrade_and_upgrade_again(tmp_path: Path, postgres_factory):
+    for url in (f"sqlite:///{tmp_path / 'again.sqlite3'}", postgres_factory()):
+        upgrade(url)
+        command.downgrade(alembic_config(url), "base")
+        upgrade(url)
+        with Store(url) as store:
+            assert store.ensure_puzzle("crazy-rally", "s", "v1").status == "pending"
+
+
+def test_sqlite_runs_in_wal_mode(tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'wal.sqlite3'}"
+    upgrade(url)
+    with Store(url) as store, store.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_a_new_puzzle_is_recorded_once_as_pending(store: Store):
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda _: store.ensure_puzzle("rallye-raser", "s1", "v1"), range(16)))
+    assert {puzzle.id for puzzle in found} == {found[0].id}
+    assert found[0].status == "pending"
+    assert found[0].optimum is None
+    assert store.pending_puzzles() == [found[0]]
+    assert store.get_puzzle("rallye-raser", "s1", "v2") is None
+
+
+def test_a_solution_is_stored_once_and_never_overwritten(store: Store):
+    puzzle = store.ensure_puzzle("rallye-raser", "s1", "v1")
+    first = {"optimum": 7, "tiebreak": -9, "witness": [{"a": 1}], "proved": True}
+    assert store.record_solution(puzzle.id, **first, solve_seconds=0.5)
+    assert not store.record_solution(
+        puzzle.id, optimum=3, tiebreak=0, witness=[], proved=False, solve_seconds=1.0
+    )
+    assert not store.record_failure(puzzle.id, "too late")
+    stored = store.get_puzzle_by_id(puzzle.id)
+    assert stored is not None
+    assert (stored.status, stored.optimum, stored.tiebreak) == ("solved", 7, -9)
+    assert (stored.witness, stored.proved, stored.error) == ([{"a": 1}], True, None)
+    assert store.pending_puzzles() == []
+
+
+def test_a_failed_puzzle_can_still_be_solved_by_a_retry(store: Store):
+    puzzle = store.ensure_puzzle("rallye-raser", "s1", "v1")
+    assert store.record_failure(puzzle.id, "solver timed out")
+    assert store.get_puzzle_by_id(puzzle.id).error == "solver timed out"
+    assert store.record_solution(
+        puzzle.id, optimum=None, tiebreak=None, witness=[], proved=True, solve_seconds=2.0
+    )
+    solved = store.get_puzzle_by_id(puzzle.id)
+    assert (solved.status, solved.optimum, solved.error) == ("solved", None, None)
+
+
+def test_daily_puzzles_of_a_date(store: Store):
+    today = daily_puzzle(store)
+    tomorrow = daily_puzzle(store, DAY + timedelta(days=1), seed="other")
+    store.ensure_puzzle("crazy-rally", "practice", "v1")
+    assert store.daily_puzzles(DAY) == [today]
+    assert store.daily_puzzles(DAY + timedelta(days=1)) == [tomorrow]
+    assert today.to_json() == {
+        "game": "crazy-rally",
+        "seed": "d-seed",
+        "number": 30,
+        "date": "2026-11-30",
+        "rules_version": "v1",
+        "status": "pending",
+        "optimum": None,
+        "tiebreak": None,
+    }
+
+
+def test_the_first_finished_run_of_a_daily_on_its_day_is_official(store: Store):
+    puzzle = daily_puzzle(store)
+    unfinished = store.add_run(
+        puzzle, "p1", actions=[], score=None, tiebreak=0, finished=False, today=DAY
+    )
+    first = add_finished(store, puzzle, "p1", 5)
+    second = add_finished(store, puzzle, "p1", 9)
+    late = store.add_run(
+        puzzle, "p2", actions=[1], score=8, tiebreak=0, finished=True, today=DAY + timedelta(1)
+    )
+    assert [unfinished.official, first.official, second.official, late.official] == [
+        False, True, False, False
+    ]
+    assert store.get_run(second.id) == second
+    assert store.has_finished_run(puzzle.id, "p1")
+    assert not store.has_finished_run(puzzle.id, "p3")
+
+
+def test_practice_puzzles_have_no_official_runs(store: Store):
+    practice = store.ensure_puzzle("crazy-rally", "practice", "v1")
+    assert not add_finished(store, practice, "p1", 5).official
+
+
+def test_concurrent_submissions_make_exactly_one_official_run(store: Store):
+    puzzle = daily_puzzle(store)
+    with ThreadPoolExecutor(8) as pool:
+        runs = list(pool.map(lambda score: add_finished(store, puzzle, "p1", score), range(16)))
+    assert sum(run.official for run in runs) == 1
+    assert len({run.id for run in runs}) == 16
+
+
+def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store):
+    puzzle = daily_puzzle(store)
+    store.upsert_player("early", "Ada")
+    for player, score, tiebreak in [("low", 3, 9), ("early", 8, 2), ("late", 8, 2), ("best", 8, 5)]:
+        store.add_run(
+            puzzle, player, actions=[], score=score, tiebreak=tiebreak, finished=True, today=DAY
+        )
+    add_finished(store, puzzle, "best", 99)  # a later practice run does not count
+    board = store.leaderboard(puzzle.id)
+    assert [run.player_id for run in board] == ["best", "early", "late", "low"]
+    assert board[1].display_name == "Ada"
+    assert store.score_histogram(puzzle.id) == {3: 1, 8: 3}
+    assert store.player_count(puzzle.id) == 4
+    assert store.player_count() == 4
+
+
+def test_a_display_name_is_kept_until_replaced(store: Store):
+    puzzle = daily_puzzle(store)
+    add_finished(store, puzzle, "p1", 1, display_name="Ada")
+    store.upsert_player("p1")
+    assert store.display_name("p1") == "Ada"
+    run = add_finished(store, puzzle, "p1", 2, display_name="Grace")
+    assert run.display_name == "Grace"
+    assert store.display_name("p1") == "Grace"

@@ -1,0 +1,230 @@
+// Crazy Rally board: car sheet, setup pairs, the timed test round, the hand and
+// the revealed track card. Offers only the choices found in legal_actions.
+import { clear, h, restoreFocus } from "../ui.js";
+
+const PREVIEW_MS = 1600;
+const SYMBOLS = { tyre: ["◎", "tyre: +1 maximum speed"], wheel: ["✇", "steering wheel: +1 manoeuvrability"], nut: ["⬢", "nut: +1 body strength"] };
+const EFFECTS = { draw_two: "draw two cards", speed_up: "+1 speed", slow_down: "−1 speed" };
+const OUTCOMES = {
+  finished: "Finished! Distance plus 2 points for each event card still in hand.",
+  eliminated: "Eliminated: the car's body strength ran out.",
+  crashed_last: "Crashed on the last card: the car did not finish.",
+};
+const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function tiebreakText(tiebreak) {
+  return tiebreak === null || tiebreak === undefined ? "" : `final speed ${tiebreak}`;
+}
+
+function cardData(view, id) {
+  return [...(view?.hand || []), ...(view?.events || []), ...(view?.setup?.pair || [])].find((c) => c.id === id);
+}
+
+export function describeAction(action, viewBefore) {
+  if (action.type === "apply") return `fit card ${action.card} to the car; its pair partner goes to the hand`;
+  if (action.type === "start") return "start the race after the test round";
+  const card = cardData(viewBefore, action.card);
+  const value = card ? ` (${action.mode === "accelerate" ? `+${card.speed_up}` : `−${card.braking}`})` : "";
+  const event = action.event ? `, with event ${action.event}${cardData(viewBefore, action.event) ? ` (${EFFECTS[cardData(viewBefore, action.event).effect]})` : ""}` : "";
+  return `${action.mode} with card ${action.card}${value}${event}`;
+}
+
+function symbolList(symbols) {
+  return h("ul", { class: "symbols" }, symbols.map((s) =>
+    h("li", { title: SYMBOLS[s][1] }, h("span", { "aria-hidden": "true" }, SYMBOLS[s][0]), ` ${s}`)));
+}
+
+function cardLabel(card) {
+  if (card.kind === "event") return `${card.colour} event card ${card.id}: ${EFFECTS[card.effect]}`;
+  return `${card.colour} card ${card.id}: speed up ${card.speed_up}, brake ${card.braking}, symbols ${card.symbols.join(", ")}`;
+}
+
+function cardFace(card) {
+  if (card.kind === "event") {
+    return [h("span", { class: "card-kind" }, `Event · ${card.colour}`), h("strong", { class: "card-effect" }, EFFECTS[card.effect]), h("span", { class: "card-id" }, card.id)];
+  }
+  return [
+    h("span", { class: "card-kind" }, cap(card.colour)),
+    h("span", { class: "card-values" }, h("span", {}, `▲ +${card.speed_up}`), h("span", {}, `▼ −${card.braking}`)),
+    symbolList(card.symbols),
+    h("span", { class: "card-id" }, card.id),
+  ];
+}
+
+function cardButton(card, { pressed, focusKey, onclick, disabled, primary }) {
+  return h("button", {
+    type: "button", class: `card ${card.kind} ${card.colour}`, "aria-label": cardLabel(card),
+    "aria-pressed": pressed === undefined ? null : String(pressed), "data-focus-key": focusKey,
+    "data-primary": primary || null, disabled, onclick,
+  }, cardFace(card), pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
+}
+
+function trackCard(card, extra = "") {
+  const kind = card.colour === "red" ? "minimum" : "maximum";
+  const label = `${extra}${card.colour} track card ${card.id}: ${kind} speed ${card.speed}, difficulty ${card.difficulty}, damage ${card.damage}${card.flag ? ", start flag" : ""}`;
+  return h("div", { class: `track-card ${card.colour}`, role: "img", "aria-label": label },
+    h("span", { class: "sign", "aria-hidden": "true" }, card.speed),
+    h("span", { class: "sign-kind", "aria-hidden": "true" }, card.colour === "red" ? "min" : "max"),
+    h("span", { class: "track-facts", "aria-hidden": "true" }, `◆ ${card.difficulty} · ✖ ${card.damage}`),
+    card.flag ? h("span", { class: "flag", "aria-hidden": "true" }, "⚑") : null);
+}
+
+function stat(label, value, note) {
+  return h("div", { class: "stat" }, h("span", {}, label), h("b", {}, value), note ? h("span", {}, note) : null);
+}
+
+function carSheet(view) {
+  return h("section", { class: "panel", "aria-label": "Car sheet" },
+    h("h2", {}, "Car sheet"),
+    h("div", { class: "stat-row" },
+      stat("Max speed", view.car.max_speed),
+      stat("Manoeuvrability", view.manoeuvrability, `of ${view.car.manoeuvrability}`),
+      stat("Body", view.body, `of ${view.car.body}`),
+      stat("Speed", view.speed),
+      stat("Distance", view.distance),
+      stat("Track card", view.phase === "race" ? `${view.turn + 1}/${view.track_length}` : `${view.turn}/${view.track_length}`)));
+}
+
+function lastTurn(last) {
+  if (!last) return null;
+  const notes = [`You played ${last.card} to ${last.mode}${last.event ? ` and event ${last.event}` : ""}.`];
+  if (last.purple_damage) notes.push(`The purple card cost ${last.purple_damage} body.`);
+  if (last.clamps) notes.push(`Above the maximum speed: cut back, ${last.clamps} body lost.`);
+  if (last.too_fast) notes.push(`Too fast by ${last.too_fast}: slowed to ${last.track.speed}.`);
+  if (last.too_slow) notes.push(`Too slow by ${last.too_slow}: pushed up to ${last.track.speed}.`);
+  if (last.manoeuvrability_loss) notes.push(`Manoeuvrability −${last.manoeuvrability_loss}.`);
+  if (last.crashed) notes.push(`Crash! Speed 0, body −${last.crash_damage}, manoeuvrability restored.`);
+  if (last.event_drawn?.length) notes.push(`The event drew ${last.event_drawn.join(", ")} (playable from the next turn).`);
+  notes.push(`Distance +${last.gained}.`);
+  return h("section", { class: "panel last-turn", "aria-label": "The revealed track card" },
+    h("h2", {}, "Revealed track card"),
+    h("div", { class: "row" }, trackCard(last.track, "revealed "), h("ul", { class: "log" }, notes.map((n) => h("li", {}, n)))));
+}
+
+export function createBoard(root, { interactive, onAction }) {
+  let view = null;
+  let legal = [];
+  let choice = { card: null, mode: null, event: null };
+  let previewTimer = null;
+  let busy = false;
+
+  const act = (action) => { if (interactive && !busy) onAction(action); };
+  const drives = () => legal.filter((a) => a.type === "drive");
+  const offered = (key, partial) => [...new Set(drives().filter((a) =>
+    Object.entries(partial).every(([k, v]) => a[k] === v)).map((a) => a[key]))];
+
+  function setupPanel() {
+    const { colour, pair, applied } = view.setup;
+    return h("section", { class: "panel", "aria-label": "Adjustment phase" },
+      h("h2", {}, `Fit a ${colour} card to your car`),
+      h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
+      h("div", { class: "hand" }, pair.map((card, i) => {
+        const action = legal.find((a) => a.type === "apply" && a.card === card.id);
+        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action) });
+      })),
+      applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
+  }
+
+  // The test round: card i face up, the cards before it already hidden again.
+  function showPreviewCard(stage, i) {
+    const track = view.track;
+    const strip = h("ol", { class: "preview-strip", "aria-hidden": "true" }, track.map((_, k) =>
+      h("li", { class: k === i ? "now" : k < i ? "seen" : "" }, k + 1)));
+    if (i >= track.length) {
+      clear(stage, strip, h("p", { class: "hidden-track" }, "The track is hidden now. Remember it as you race!"));
+      return;
+    }
+    clear(stage, strip, trackCard(track[i], `card ${i + 1} of ${track.length}: `), h("p", { class: "muted" }, `Card ${i + 1} of ${track.length}`));
+    previewTimer = setTimeout(() => showPreviewCard(stage, i + 1), PREVIEW_MS);
+  }
+
+  function previewPanel() {
+    if (!interactive) {
+      return h("section", { class: "panel", "aria-label": "Test round" }, h("h2", {}, "Test round: the whole track"),
+        h("div", { class: "track-row" }, view.track.map((card, i) => trackCard(card, `card ${i + 1}: `))));
+    }
+    const stage = h("div", { class: "preview-stage", "aria-live": "polite" });
+    const start = legal.find((a) => a.type === "start");
+    const panel = h("section", { class: "panel", "aria-label": "Test round" },
+      h("h2", {}, "Test round: memorise the track"),
+      h("p", {}, "Each of the fourteen track cards is shown briefly, in order, then hidden."),
+      stage,
+      h("div", { class: "actions" },
+        h("button", { type: "button", "data-focus-key": "replay-preview", onclick: () => { clearTimeout(previewTimer); showPreviewCard(stage, 0); } }, "Show the track again"),
+        h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "start", disabled: !start, onclick: () => act(start) }, "Start the race")));
+    showPreviewCard(stage, 0);
+    return panel;
+  }
+
+  function choiceButton(label, key, value, chosen, onclick) {
+    return h("button", { type: "button", class: "choice", "aria-pressed": String(chosen), "data-focus-key": `${key}:${value}`, onclick }, chosen ? `✓ ${label}` : label);
+  }
+
+  function pick(key, value) {
+    choice = { ...choice, [key]: value };
+    if (key === "card") choice = { ...choice, mode: offered("mode", { card: value }).includes(choice.mode) ? choice.mode : null };
+    const focusKey = `${key}:${value}`;
+    draw();
+    restoreFocus(root, focusKey);
+  }
+
+  function handPanel() {
+    const chosenCard = view.hand.find((c) => c.id === choice.card);
+    const modes = choice.card ? offered("mode", { card: choice.card }) : [];
+    const events = choice.card && choice.mode ? offered("event", { card: choice.card, mode: choice.mode }) : [];
+    const action = drives().find((a) => a.card === choice.card && a.mode === choice.mode && a.event === choice.event);
+    const modeLabel = (mode) => mode === "accelerate" ? `Accelerate +${chosenCard.speed_up}` : `Brake −${chosenCard.braking}`;
+    return h("section", { class: "panel", "aria-label": "Your turn" },
+      h("h2", {}, `Turn ${view.turn + 1}: play one adjustment card`),
+      view.drawn.length ? h("p", { class: "muted" }, `Drawn this turn: ${view.drawn.join(", ")}${view.redrawn.length ? ` (the hand ${view.redrawn.join(", ")} had no adjustment card and was replaced)` : ""}.`) : null,
+      h("h3", { id: "hand-title" }, "Hand"),
+      h("div", { class: "hand", role: "group", "aria-labelledby": "hand-title" }, view.hand.map((card, i) => {
+        const playable = offered("card", {}).includes(card.id);
+        return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id) });
+      })),
+      interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
+        modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
+      h("h3", { id: "events-title" }, "Event cards"),
+      view.events.length
+        ? h("div", { class: "hand", role: "group", "aria-labelledby": "events-title" },
+          interactive ? choiceButton("No event", "event", "none", choice.event === null, () => pick("event", null)) : null,
+          view.events.map((card) => cardButton(card, { pressed: interactive ? choice.event === card.id : undefined, focusKey: `event:${card.id}`,
+            disabled: !interactive || !events.includes(card.id), onclick: () => pick("event", card.id) })))
+        : h("p", { class: "muted" }, "No event cards in hand. Each one kept to the end is worth 2 points."),
+      interactive ? h("div", { class: "actions" },
+        h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
+          action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null);
+  }
+
+  function overPanel() {
+    return h("section", { class: "panel outcome", "aria-label": "Race over" },
+      h("h2", {}, view.outcome === "finished" ? `Score ${view.score}` : "No score"),
+      h("p", {}, OUTCOMES[view.outcome]));
+  }
+
+  function phasePanel() {
+    if (view.phase === "setup") return setupPanel();
+    if (view.phase === "preview") return previewPanel();
+    if (view.phase === "race") return handPanel();
+    return overPanel();
+  }
+
+  function draw() {
+    clearTimeout(previewTimer);
+    clear(root, h("div", { class: "cr-board" }, carSheet(view), lastTurn(view.last), phasePanel()));
+  }
+
+  return {
+    show(state) {
+      const fresh = !view || view.turn !== state.view.turn || view.phase !== state.view.phase;
+      view = state.view;
+      legal = state.legal_actions;
+      if (fresh) choice = { card: null, mode: null, event: null };
+      draw();
+    },
+    setBusy(value) {
+      busy = value;
+      root.querySelectorAll("button").forEach((b) => { if (value) b.setAttribute("aria-disabled", "true"); else b.removeAttribute("aria-disabled"); });
+    },
+  };
+}

@@ -1,0 +1,268 @@
+// Rallye Raser board: cards A and B (and the finish zone) as lanes and sections,
+// the car, the dials, the white dice and the reserve, and the planned route.
+// Only actions found in legal_actions are offered.
+import { dieFace } from "../dice.js";
+import { clear, h, restoreFocus } from "../ui.js";
+
+const LANES = ["L", "M", "R"];
+const LANE_NAMES = { L: "left", M: "middle", R: "right" };
+const LANE_DICE = { L: "1–2", M: "3–4", R: "5–6" };
+const STATUS = {
+  finished: "Finished! Score: 2 × timer + control.",
+  timer_out: "The timer ran out: the car did not finish.",
+  round_limit: "The round limit was reached: the car did not finish.",
+};
+
+export function tiebreakText(tiebreak) {
+  if (tiebreak === null || tiebreak === undefined) return "";
+  return -tiebreak === 1 ? "in 1 round" : `in ${-tiebreak} rounds`;
+}
+
+const fieldName = (row, lane) => `row ${row + 1}, ${LANE_NAMES[lane]} lane`;
+const signed = (n) => (n > 0 ? `+${n}` : `−${-n}`);
+
+export function describeAction(action, before) {
+  const pool = before?.pool || [];
+  switch (action.type) {
+    case "gear": return `shift to gear ${action.gear}`;
+    case "roll": return "roll the dice";
+    case "reroll": return "reroll the unused dice";
+    case "place": return `place the ${pool[action.die] ?? "die"} on ${fieldName(action.row, action.lane)}`;
+    case "reserve": return `reserve the ${pool[action.die] ?? "die"}`;
+    case "place_reserve": return `place the reserved ${before?.reserve ?? "die"} on ${fieldName(action.row, action.lane)}`;
+    case "modify": return `spend the reserve on route die ${action.step + 1} (${action.delta > 0 ? "up" : "down"} by ${before?.reserve ?? "its value"})`;
+    case "control": return `spend 1 control: route die ${action.step + 1} ${signed(action.delta)}`;
+    case "move": return "drive the route";
+    default: return action.type;
+  }
+}
+
+function lastRoundText(event) {
+  switch (event.type) {
+    case "gasfuss": return `Gasfuss on ${fieldName(event.row, event.lane)}: too fast for speed limit ${event.limit}; the car stopped and the gear dropped to ${event.limit}.`;
+    case "loss_of_control": return `Loss of control on ${fieldName(event.row, event.lane)} with a ${event.value}: timer −1, the round ended there.`;
+    case "engine_damage": return "Engine damage: fewer dice than the gear were placed; gear 1, no upshift this round.";
+    case "card_advance": return "The car reached card B: a new card was drawn.";
+    case "gear_check": return `Gear check in gear ${event.gear}: timer ${signed(event.timer)}, control ${signed(event.control)}.`;
+    case "finish": return event.perfect ? "Perfect finish: timer +1." : "Finish (not perfect): timer −1.";
+    default: return event.type;
+  }
+}
+
+function carIcon() {
+  return h("svg:svg", { viewBox: "0 0 40 60", class: "car", "aria-hidden": "true", focusable: "false" },
+    h("svg:rect", { x: 6, y: 4, width: 28, height: 52, rx: 10, class: "car-body" }),
+    h("svg:rect", { x: 10, y: 14, width: 20, height: 10, rx: 3, class: "car-glass" }),
+    h("svg:rect", { x: 10, y: 38, width: 20, height: 8, rx: 3, class: "car-glass" }),
+    h("svg:rect", { x: 2, y: 10, width: 5, height: 12, rx: 2, class: "car-wheel" }),
+    h("svg:rect", { x: 33, y: 10, width: 5, height: 12, rx: 2, class: "car-wheel" }),
+    h("svg:rect", { x: 2, y: 40, width: 5, height: 12, rx: 2, class: "car-wheel" }),
+    h("svg:rect", { x: 33, y: 40, width: 5, height: 12, rx: 2, class: "car-wheel" }));
+}
+
+function dial(label, value, tone, note) {
+  return h("div", { class: "dial", role: "img", "aria-label": `${label} ${value}${note ? `, ${note}` : ""}` },
+    dieFace(value, tone), h("span", { class: "dial-text", "aria-hidden": "true" }, h("b", {}, value), label, note ? h("small", {}, note) : null));
+}
+
+// Rows to draw, top (furthest) first: the finish zone, card B, card A.
+function roadRows(view) {
+  const rows = [];
+  const cardRows = (card, name) => card.sections.map((s) => ({ row: s.row, fields: s.fields, card: name, cardId: card.id }));
+  if (view.finish_rows) rows.push(...view.finish_rows.map((row) => ({ row, card: "finish", fields: LANES.map((lane) => ({ lane, kind: "road", limit: null })) })));
+  if (view.card_b) rows.push(...cardRows(view.card_b, "B"));
+  rows.push(...cardRows(view.card_a, "A"));
+  const unique = new Map();
+  for (const r of rows) if (!unique.has(r.row)) unique.set(r.row, r);
+  return [...unique.values()].sort((a, b) => b.row - a.row);
+}
+
+export function createBoard(root, { interactive, onAction }) {
+  let view = null;
+  let legal = [];
+  let selected = null; // {source: "pool", die} or {source: "reserve"}
+  let busy = false;
+
+  const act = (action) => { if (interactive && !busy && action) onAction(action); };
+  const ofType = (type) => legal.filter((a) => a.type === type);
+  const placeActions = () => {
+    if (!selected) return [];
+    return selected.source === "reserve" ? ofType("place_reserve") : ofType("place").filter((a) => a.die === selected.die);
+  };
+
+  function select(next) {
+    selected = next;
+    draw();
+    restoreFocus(root, next ? (next.source === "reserve" ? "reserve" : `die:${next.die}`) : "start");
+  }
+
+  function fieldCell(row, field) {
+    const { lane } = field;
+    const routeIndex = view.route.findIndex((d) => d.row === row && d.lane === lane);
+    const isCar = view.car.row === row && view.car.lane === lane;
+    const target = placeActions().find((a) => a.row === row && a.lane === lane);
+    const kindText = field.kind === "absent" ? "no road" : field.kind === "limit" ? `speed limit ${field.limit}` : "road";
+    const parts = [fieldName(row, lane), kindText];
+    if (isCar) parts.push("your car");
+    if (routeIndex >= 0) parts.push(`route die ${routeIndex + 1} showing ${view.route[routeIndex].value}`);
+    const content = [
+      field.kind === "limit" ? h("span", { class: "limit-sign", "aria-hidden": "true" }, field.limit) : null,
+      isCar ? carIcon() : null,
+      routeIndex >= 0 ? h("span", { class: "route-die", "aria-hidden": "true" }, dieFace(view.route[routeIndex].value, view.route[routeIndex].source === "reserve" ? "reserve" : "white"), h("span", { class: "step" }, routeIndex + 1)) : null,
+      target ? h("span", { class: "target-mark", "aria-hidden": "true" }, "+") : null,
+    ];
+    const cls = `cell ${field.kind}${isCar ? " has-car" : ""}${routeIndex >= 0 ? " on-route" : ""}${target ? " target" : ""}`;
+    if (target && interactive) {
+      return h("button", { type: "button", class: cls, "aria-label": `Place the selected die on ${parts.join(", ")}`, "data-focus-key": `field:${row}:${lane}`, onclick: () => act(target) }, content);
+    }
+    return h("div", { class: cls, role: "img", "aria-label": parts.join(", ") }, content);
+  }
+
+  function road() {
+    const rows = roadRows(view);
+    const grid = h("div", { class: "road", role: "group", "aria-label": "The road: furthest section at the top" });
+    let previousCard = null;
+    for (const r of rows) {
+      if (r.card !== previousCard) {
+        const title = r.card === "finish" ? "Finish zone" : `Card ${r.card} · ${r.cardId}`;
+        grid.append(h("div", { class: `card-label ${r.card === "finish" ? "finish" : ""}` }, title));
+        previousCard = r.card;
+      }
+      grid.append(h("div", { class: "row-label", "aria-hidden": "true" }, r.row + 1), ...LANES.map((lane) => fieldCell(r.row, r.fields.find((f) => f.lane === lane))));
+    }
+    grid.append(h("div", { class: "row-label", "aria-hidden": "true" }),
+      ...LANES.map((lane) => h("div", { class: "lane-label" }, h("b", {}, lane), h("small", {}, LANE_DICE[lane]))));
+    return h("div", { class: "road-wrap" }, grid,
+      h("p", { class: "muted small" }, `${view.cards_remaining} ${view.cards_remaining === 1 ? "card" : "cards"} still in the deck. A die drives the left lane with 1–2, the middle with 3–4, the right with 5–6.`),
+      h("ul", { class: "legend small", "aria-label": "Legend" },
+        h("li", {}, h("span", { class: "limit-sign inline", "aria-hidden": "true" }, "2"), " speed limit"),
+        h("li", {}, h("span", { class: "legend-target", "aria-hidden": "true" }, "+"), " where the selected die can go"),
+        h("li", {}, h("span", { class: "legend-step", "aria-hidden": "true" }, "1"), " your route, in driving order")));
+  }
+
+  function dials() {
+    return h("div", { class: "dials rr-dials" },
+      dial("Timer", view.timer, "timer"), dial("Control", view.control, "control"), dial("Gear", view.gear, "gear", view.no_upshift ? "no upshift" : null),
+      h("div", { class: "stat" }, h("span", {}, "Round"), h("b", {}, view.round), h("span", {}, `of at most ${view.max_rounds}`)));
+  }
+
+  function shiftControls() {
+    const gears = ofType("gear");
+    const roll = legal.find((a) => a.type === "roll");
+    return h("div", { class: "panel" },
+      h("h2", {}, `Round ${view.round}: choose the gear, then roll`),
+      h("p", { class: "muted" }, `Gear ${view.gear} now. One step is free; each further step costs 1 control.`),
+      interactive ? [
+        h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) =>
+          h("button", { type: "button", "data-focus-key": `gear:${a.gear}`, onclick: () => act(a) }, `Shift to gear ${a.gear}`))),
+        h("div", { class: "actions" }, h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "roll", disabled: !roll, onclick: () => act(roll) }, `Roll the dice in gear ${view.gear}`)),
+      ] : null);
+  }
+
+  function poolDie(value, die) {
+    const usable = legal.some((a) => (a.type === "place" || a.type === "reserve") && a.die === die);
+    const pressed = selected?.source === "pool" && selected.die === die;
+    return h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": `die:${die}`, "data-primary": die === 0 || null,
+      "aria-label": `White die ${die + 1} showing ${value}${pressed ? ", selected" : ""}`, disabled: !interactive || !usable,
+      onclick: () => select(pressed ? null : { source: "pool", die }) }, dieFace(value), pressed ? h("span", { class: "chosen" }, "✓") : null);
+  }
+
+  function reserveSlot() {
+    const canPlace = ofType("place_reserve").length > 0;
+    const pressed = selected?.source === "reserve";
+    const face = view.reserve === null
+      ? h("span", { class: "empty-slot" }, "empty")
+      : h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": "reserve",
+        "aria-label": `Reserved die showing ${view.reserve}${canPlace ? ": select to place it on the route" : ""}`, disabled: !interactive || !canPlace,
+        onclick: () => select(pressed ? null : { source: "reserve" }) }, dieFace(view.reserve, "reserve"), pressed ? h("span", { class: "chosen" }, "✓") : null);
+    return h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face);
+  }
+
+  function selectedHelp() {
+    if (!selected || !interactive) return null;
+    const reserve = selected.source === "pool" ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
+    const count = placeActions().length;
+    return h("div", { class: "actions" },
+      h("p", { class: "hint" }, count ? `Choose a field marked + on the road (${count} ${count === 1 ? "choice" : "choices"}).` : "This die cannot go on the route now."),
+      reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null);
+  }
+
+  function routeList() {
+    if (!view.route.length) return h("p", { class: "muted" }, `Route: empty. The gear asks for ${view.dice_to_place} ${view.dice_to_place === 1 ? "die" : "dice"}.`);
+    const adjust = (type, step, delta, text, aria) => {
+      const action = legal.find((a) => a.type === type && a.step === step && a.delta === delta);
+      return action && interactive ? h("button", { type: "button", class: "small-button", "aria-label": aria, "data-focus-key": `${type}:${step}:${delta}`, onclick: () => act(action) }, text) : null;
+    };
+    return h("div", {},
+      h("h3", {}, "Planned route"),
+      h("ul", { class: "route-list" }, view.route.map((d, step) => h("li", {},
+        h("span", {}, `Die ${step + 1}: ${LANE_NAMES[d.lane]} lane, row ${d.row + 1}, showing `, h("b", {}, d.value), d.source === "reserve" ? " (the reserve)" : ""),
+        h("span", { class: "adjusters" },
+          adjust("control", step, -1, "−1", `Spend 1 control: route die ${step + 1} minus 1`),
+          adjust("control", step, 1, "+1", `Spend 1 control: route die ${step + 1} plus 1`),
+          adjust("modify", step, -1, `−${view.reserve}`, `Spend the reserve: route die ${step + 1} minus ${view.reserve}`),
+          adjust("modify", step, 1, `+${view.reserve}`, `Spend the reserve: route die ${step + 1} plus ${view.reserve}`))))),
+      view.dice_to_place > 0 ? h("p", { class: "muted" }, `${view.dice_to_place} more ${view.dice_to_place === 1 ? "die is" : "dice are"} expected by the gear; driving with fewer damages the engine.`) : null);
+  }
+
+  function diceTray() {
+    return h("div", { class: "panel" },
+      h("h2", {}, `Round ${view.round}: place the dice`),
+      h("div", { class: "tray" },
+        h("div", { class: "pool", role: "group", "aria-label": "White dice" }, h("span", { class: "tray-label" }, "Dice"),
+          view.pool.length ? view.pool.map(poolDie) : h("span", { class: "empty-slot" }, "none left")),
+        reserveSlot()),
+      selectedHelp());
+  }
+
+  function routePanel() {
+    if (view.over || view.phase !== "dice") return null;
+    const reroll = legal.find((a) => a.type === "reroll");
+    const move = legal.find((a) => a.type === "move");
+    return h("div", { class: "panel rr-route" },
+      routeList(),
+      interactive ? h("div", { class: "actions" },
+        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
+        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move, onclick: () => act(move) }, "Drive the route")) : null);
+  }
+
+  function overPanel() {
+    return h("div", { class: "panel outcome" },
+      h("h2", {}, view.status === "finished" ? `Score ${view.score}` : "No score"),
+      h("p", {}, STATUS[view.status] || ""),
+      h("p", { class: "muted" }, `Rounds played: ${view.rounds_played}.`));
+  }
+
+  function lastRound() {
+    if (!view.last_round?.length) return null;
+    return h("div", { class: "panel rr-last" }, h("h3", {}, "Last round"),
+      h("ul", { class: "log" }, view.last_round.map((e) => h("li", {}, lastRoundText(e)))));
+  }
+
+  function controls() {
+    if (view.over) return overPanel();
+    return view.phase === "shift" ? shiftControls() : diceTray();
+  }
+
+  // On a narrow screen the tray stays at the bottom of the screen while the road scrolls by.
+  function draw() {
+    clear(root, h("div", { class: "rr-board" },
+      dials(),
+      h("div", { class: "rr-road" }, road()),
+      h("div", { class: "rr-tray" }, controls()),
+      routePanel(),
+      lastRound()));
+  }
+
+  return {
+    show(state) {
+      view = state.view;
+      legal = state.legal_actions;
+      selected = null;
+      draw();
+    },
+    setBusy(value) {
+      busy = value;
+    },
+  };
+}

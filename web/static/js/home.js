@@ -1,0 +1,83 @@
+// Home: today's puzzle of each game and the countdown to the next ones.
+import { api } from "./api.js";
+import { submittedRuns, savedActions } from "./storage.js";
+import { clear, gameTitle, h, optimumText, playUrl, say } from "./ui.js";
+import { playerCount } from "./puzzles.js";
+
+const section = document.getElementById("today");
+
+function yourStatus(puzzle) {
+  const runs = submittedRuns(puzzle.game, puzzle.seed);
+  if (runs.length) {
+    const best = runs.find((run) => run.official) || runs[0];
+    return h("a", { href: `/runs/${encodeURIComponent(best.id)}`, class: "badge done" },
+      `✓ Played: ${best.score ?? "did not finish"}`);
+  }
+  if (savedActions(puzzle.game, puzzle.seed).length) return h("span", { class: "badge todo" }, "◐ In progress");
+  return h("span", { class: "badge todo" }, "○ Not played yet");
+}
+
+// Fill the game's card (drawn by the page) with today's puzzle.
+function showPuzzle(puzzle, players) {
+  const card = section.querySelector(`.puzzle-card[data-game="${puzzle.game}"]`);
+  if (!card) return;
+  const started = savedActions(puzzle.game, puzzle.seed).length > 0;
+  const played = submittedRuns(puzzle.game, puzzle.seed).length > 0;
+  const verb = played ? "Play again" : started ? "Continue" : "Play";
+  const title = gameTitle(puzzle.game);
+  clear(card.querySelector(".status"), yourStatus(puzzle));
+  clear(card.querySelector(".puzzle-body"),
+    h("dl", { class: "facts" },
+      h("dt", {}, "Puzzle"), h("dd", {}, `#${puzzle.number}`),
+      h("dt", {}, "Date"), h("dd", {}, h("time", { datetime: puzzle.date }, puzzle.date)),
+      h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumText(puzzle)),
+      h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
+    h("div", { class: "row" },
+      h("a", { class: "button primary", href: playUrl(puzzle.game, puzzle.seed), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),
+      h("a", { class: "button", href: `/rules/${puzzle.game}`, "aria-label": `${title} rules` }, "Rules")));
+}
+
+function playersText(count) {
+  return count === 1 ? "1 player" : `${count} players`;
+}
+
+async function showToday() {
+  try {
+    const daily = await api.daily();
+    const counts = await Promise.all(daily.puzzles.map((p) => playerCount(p).catch(() => null)));
+    daily.puzzles.forEach((puzzle, i) => showPuzzle(puzzle, counts[i]));
+  } catch (error) {
+    say(`Today's puzzles could not be loaded. ${error.message}`);
+  } finally {
+    section.setAttribute("aria-busy", "false");
+  }
+}
+
+function untilMidnightUtc(now) {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return next - now.getTime();
+}
+
+function twoDigits(n) {
+  return String(n).padStart(2, "0");
+}
+
+function startCountdown() {
+  const clock = document.getElementById("countdown");
+  let day = new Date().getUTCDate();
+  const tick = () => {
+    const now = new Date();
+    const left = Math.max(0, Math.floor(untilMidnightUtc(now) / 1000));
+    clock.textContent = `${twoDigits(Math.floor(left / 3600))}:${twoDigits(Math.floor(left / 60) % 60)}:${twoDigits(left % 60)}`;
+    clock.setAttribute("aria-label", `${Math.floor(left / 3600)} hours ${Math.floor(left / 60) % 60} minutes until the next puzzles`);
+    if (now.getUTCDate() !== day) {
+      day = now.getUTCDate();
+      showToday();
+    }
+  };
+  tick();
+  setInterval(tick, 1000);
+}
+
+showToday();
+startCountdown();

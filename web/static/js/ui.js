@@ -1,0 +1,77 @@
+// Small DOM helpers shared by every page.
+
+// h("button", {class: "primary", onclick: f}, "Roll") builds an element.
+export function h(tag, attrs = {}, ...children) {
+  const node = tag.startsWith("svg:")
+    ? document.createElementNS("http://www.w3.org/2000/svg", tag.slice(4))
+    : document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") node.addEventListener(name.slice(2), value);
+    else if (name === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
+const messages = () => document.getElementById("messages");
+
+// A message in plain words; kind is "error", "info" or "ok".
+export function say(text, kind = "error") {
+  const box = messages();
+  const close = h("button", { class: "close", type: "button", "aria-label": "Dismiss message" }, "×");
+  const message = h("div", { class: `message ${kind}` }, h("span", {}, text), close);
+  close.addEventListener("click", () => message.remove());
+  clear(box, message);
+}
+
+export function unsay() {
+  clear(messages());
+}
+
+export const gameTitles = () => JSON.parse(document.body.dataset.games || "{}");
+
+export const gameTitle = (game) => gameTitles()[game] || game;
+
+export function puzzleLabel(puzzle) {
+  return puzzle && puzzle.number ? `#${puzzle.number} · ${puzzle.date}` : "Practice";
+}
+
+export function optimumText(puzzle) {
+  if (!puzzle) return "unknown";
+  if (puzzle.status === "solved") return puzzle.optimum === null ? "no finishing run exists" : String(puzzle.optimum);
+  if (puzzle.status === "failed") return "could not be computed";
+  return "being computed…";
+}
+
+export function playUrl(game, seed) {
+  return `/play/${encodeURIComponent(game)}/${encodeURIComponent(seed)}`;
+}
+
+// Keep keyboard focus on "the same" control across a re-render: controls carry
+// data-focus-key, and after drawing we focus the one with the remembered key.
+export function rememberFocus() {
+  const active = document.activeElement;
+  return active && active.dataset ? active.dataset.focusKey || null : null;
+}
+
+export function restoreFocus(root, key) {
+  if (!key) return;
+  const same = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]:not(:disabled)`);
+  const fallback = root.querySelector("[data-primary]:not(:disabled), button:not(:disabled)");
+  (same || fallback)?.focus();
+}
