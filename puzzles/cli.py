@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import click
@@ -59,15 +60,22 @@ def replay_summary(game: Game, state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-game_argument = click.argument("game", type=str)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def run_file_command(function: Callable[..., None]) -> click.Command:
+    """A command taking GAME SEED FILE [--json], as `replay` and `legal` both do."""
+    for decorate in reversed(
+        (
+            click.command(),
+            click.argument("game"),
+            click.argument("seed"),
+            click.argument("file", type=click.File("r")),
+            click.option("--json", "as_json", is_flag=True, help="Print JSON."),
+        )
+    ):
+        function = decorate(function)
+    return function
 
 
-@click.command()
-@game_argument
-@click.argument("seed")
-@click.argument("file", type=click.File("r"))
-@json_option
+@run_file_command
 def replay(game: str, seed: str, file: Any, as_json: bool) -> None:
     """Replay the actions in FILE (a JSON list, '-' for stdin) and print the result."""
     engine = load_game_and_seed(game, seed, as_json)
@@ -80,11 +88,7 @@ def replay(game: str, seed: str, file: Any, as_json: bool) -> None:
             click.echo(f"{key}: {value}")
 
 
-@click.command()
-@game_argument
-@click.argument("seed")
-@click.argument("file", type=click.File("r"))
-@json_option
+@run_file_command
 def legal(game: str, seed: str, file: Any, as_json: bool) -> None:
     """Print the legal actions after replaying FILE (a JSON list, '-' for stdin)."""
     engine = load_game_and_seed(game, seed, as_json)
