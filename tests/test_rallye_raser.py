@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles import IllegalAction, get_game
+from puzzles.playout import random_playout, seeded_chooser
 from puzzles.rallye_raser import (
     MAX_ACTIONS_PER_ROUND,
     MAX_ROUNDS,
@@ -18,6 +19,7 @@ from puzzles.rallye_raser import (
 )
 from puzzles.rallye_raser_track import CARDS, card_problems, card_sections, deal_deck, rotated
 from puzzles.rng import Stream, dice
+from solver.rallye_raser import heuristic_actions
 
 GAME = RallyeRaser()
 OPEN = ["...", "...", "...", "..."]
@@ -409,3 +411,14 @@ def test_rr12_the_reserve_may_be_filled_again_once_spent():
     state = play(state, place(0, 1, "M"), {"type": "modify", "step": 0, "delta": -1})
     state = play(state, {"type": "reserve", "die": 0})
     assert state["reserve"] == 6 and state["route"][0]["value"] == 3
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.from_regex(r"[A-Za-z0-9_-]{1,20}", fullmatch=True))
+def test_rr25_scores_stay_within_0_to_18(seed: str):
+    """Finished runs of a sensible player (which nearly always finishes) and of
+    random play both score within 0..18."""
+    random_run = random_playout(GAME, seed, seeded_chooser(seed, "score-bounds"))[1]
+    for actions in (heuristic_actions(seed), random_run):
+        score = GAME.score(GAME.replay(seed, actions))
+        assert score is None or 0 <= score <= 18
