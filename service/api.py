@@ -35,7 +35,8 @@ DAILY_SEED = re.compile(r"d(\d{8})-[0-9a-f]{16}")
 
 T = TypeVar("T")
 
-blueprint = Blueprint("api", __name__, url_prefix="/api/v1")
+API_PREFIX = "/api/v1"
+blueprint = Blueprint("api", __name__, url_prefix=API_PREFIX)
 api = Api(
     blueprint,
     title="Rally Daily API",

@@ -1,18 +1,18 @@
 """The web application: configuration, storage, rate limits and blueprints wired together.
 
 Every error, from a routing 404 to an unexpected exception, is answered as JSON
-`{"error": message, "status": code}` so that API clients never parse HTML.
+`{"error": message, "status": code}` so that API clients never parse HTML; the
+one exception is a page that does not exist outside the API, which a person in a
+browser sees as the front end's HTML "not found" page.
 """
 
 from __future__ import annotations
 
-import importlib.util
-
-from flask import Flask, Response, current_app, jsonify
+from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
-from service import players
-from service.api import Services
+from service import pages, players
+from service.api import API_PREFIX, Services
 from service.api import blueprint as api_blueprint
 from service.config import Config
 from service.queue import web_connection
@@ -41,19 +41,18 @@ def create_app(config: Config | None = None) -> Flask:
             new_seeds_per_hour=config.new_seeds_per_hour,
         ),
     )
-    app.register_error_handler(HTTPException, json_error)
+    app.register_error_handler(HTTPException, error_response)
     players.init_app(app)
     app.register_blueprint(api_blueprint)
-    _register_pages(app)
+    app.register_blueprint(pages.blueprint)
     return app
 
 
-def _register_pages(app: Flask) -> None:
-    """The browser front end's blueprint, when the front end is installed."""
-    if importlib.util.find_spec("service.pages") is not None:
-        from service.pages import blueprint as pages_blueprint
-
-        app.register_blueprint(pages_blueprint)
+def error_response(error: HTTPException) -> Response | tuple[str, int]:
+    """JSON for the API and every other error; the HTML page for a missing page."""
+    if error.code == 404 and not request.path.startswith(API_PREFIX + "/"):
+        return pages.not_found(error)
+    return json_error(error)
 
 
 def json_error(error: HTTPException) -> Response:

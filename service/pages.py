@@ -30,8 +30,9 @@ blueprint = Blueprint(
 )
 
 
-@blueprint.context_processor
+@blueprint.app_context_processor
 def game_titles() -> dict[str, Any]:
+    """The games for the site navigation, on every page the app renders."""
     return {"game_titles": {name: game.title for name, game in sorted(GAMES.items())}}
 
 

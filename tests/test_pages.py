@@ -54,6 +54,8 @@ def test_the_rules_page_renders_the_projects_own_document(client: FlaskClient, g
         "/play/crazy-rally/no%20spaces",
         "/play/crazy-rally/" + "x" * 65,
         "/rules/chess",
+        "/no-such-page",
+        "/runs/a/b",
     ],
 )
 def test_an_unknown_game_or_invalid_seed_is_an_html_404(client: FlaskClient, path: str):
@@ -61,6 +63,12 @@ def test_an_unknown_game_or_invalid_seed_is_an_html_404(client: FlaskClient, pat
     assert answer.status_code == 404
     assert answer.mimetype == "text/html"
     assert "Off the track" in answer.get_data(as_text=True)
+
+
+def test_an_unknown_api_path_stays_a_json_404(client: FlaskClient):
+    answer = client.get("/api/v1/no-such-endpoint")
+    assert answer.status_code == 404
+    assert answer.get_json()["status"] == 404
 
 
 @pytest.mark.parametrize(
