@@ -14,6 +14,7 @@ from rq.job import Job
 
 from puzzles import GAMES, get_game
 from service import api, daily, ratelimit
+from service.jobs import store_solution
 from service.openapi import ApiError
 from service.players import COOKIE_NAME
 from service.queue import web_connection
@@ -52,14 +53,7 @@ def solved(game_name: str, seed: str) -> SolveResult:
 def record_solved(store: Store, puzzle: PuzzleRecord) -> SolveResult:
     """Solve the puzzle and store the answer, as the worker's job does."""
     result = solved(puzzle.game, puzzle.seed)
-    store.record_solution(
-        puzzle.id,
-        optimum=result.optimum,
-        tiebreak=result.tiebreak,
-        witness=result.actions,
-        proved=result.proved,
-        solve_seconds=result.seconds,
-    )
+    store_solution(store, puzzle.id, result)
     return result
 
 
