@@ -1,7 +1,7 @@
 // Archive: every past daily, newest first, a week at a time.
 import { api } from "./api.js";
 import { submittedRuns } from "./storage.js";
-import { gameTitle, gameTitles, h, optimumText, playUrl, say } from "./ui.js";
+import { gameTitle, gameTitles, h, optimumSummary, playUrl, say } from "./ui.js";
 
 const rows = document.getElementById("archive-rows");
 const older = document.getElementById("older");
@@ -18,7 +18,7 @@ function cell(puzzle) {
   const mine = runs.find((run) => run.official) || runs[0];
   return h("td", {},
     h("a", { href: playUrl(puzzle.game, puzzle.seed), "aria-label": `Play ${gameTitle(puzzle.game)} #${puzzle.number}` }, `#${puzzle.number}`),
-    h("div", { class: "muted" }, `Optimum ${optimumText(puzzle)}`),
+    h("div", { class: "muted" }, `Optimum ${optimumSummary(puzzle)}`),
     mine
       ? h("a", { class: "badge done", href: `/runs/${encodeURIComponent(mine.id)}` }, `✓ You: ${mine.score ?? "did not finish"}`)
       : h("span", { class: "badge todo" }, "○ Not played"));

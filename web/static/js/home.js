@@ -1,7 +1,7 @@
 // Home: today's puzzle of each game and the countdown to the next ones.
 import { api } from "./api.js";
 import { submittedRuns, savedActions } from "./storage.js";
-import { clear, gameTitle, h, optimumText, playUrl, say } from "./ui.js";
+import { clear, gameTitle, h, optimumSummary, playUrl, say } from "./ui.js";
 import { playerCount } from "./puzzles.js";
 
 const section = document.getElementById("today");
@@ -30,7 +30,7 @@ function showPuzzle(puzzle, players) {
     h("dl", { class: "facts" },
       h("dt", {}, "Puzzle"), h("dd", {}, `#${puzzle.number}`),
       h("dt", {}, "Date"), h("dd", {}, h("time", { datetime: puzzle.date }, puzzle.date)),
-      h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumText(puzzle)),
+      h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumSummary(puzzle)),
       h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
     h("div", { class: "row" },
       h("a", { class: "button primary", href: playUrl(puzzle.game, puzzle.seed), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),

@@ -2,7 +2,7 @@
 // back the action list with the player's choice appended. No rules live here.
 import { api } from "./api.js";
 import { forgetActions, recordRun, saveActions, savedActions } from "./storage.js";
-import { clear, h, optimumText, puzzleLabel, rememberFocus, restoreFocus, say, unsay } from "./ui.js";
+import { clear, h, optimumSummary, puzzleLabel, rememberFocus, restoreFocus, say, unsay } from "./ui.js";
 
 const root = document.getElementById("board");
 const { game, seed } = root.dataset;
@@ -18,7 +18,7 @@ async function showPuzzle() {
     const puzzle = await api.puzzle(game, seed);
     document.getElementById("puzzle-label").textContent =
       puzzle.number ? `Daily ${puzzleLabel(puzzle)}` : `Practice · seed ${seed}`;
-    document.getElementById("optimum").textContent = optimumText(puzzle);
+    document.getElementById("optimum").textContent = optimumSummary(puzzle);
     if (puzzle.status === "pending") setTimeout(showPuzzle, PENDING_POLL_MS);
   } catch (error) {
     document.getElementById("optimum").textContent = "unknown for now";

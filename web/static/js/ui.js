@@ -1,3 +1,5 @@
+import { tiebreakText } from "./tiebreaks.js";
+
 // Small DOM helpers shared by every page.
 
 // h("button", {class: "primary", onclick: f}, "Roll") builds an element.
@@ -56,6 +58,15 @@ export function optimumText(puzzle) {
   if (puzzle.status === "solved") return puzzle.optimum === null ? "no finishing run exists" : String(puzzle.optimum);
   if (puzzle.status === "failed") return "could not be computed";
   return "being computed…";
+}
+
+// The optimum with its tie-break ("18 (in 17 rounds)"): for Rallye Raser the rounds are
+// what differ between seeds, so the score alone says little.
+export function optimumSummary(puzzle) {
+  const text = optimumText(puzzle);
+  if (puzzle?.status !== "solved" || puzzle.optimum === null) return text;
+  const tiebreak = tiebreakText(puzzle.game, puzzle.tiebreak);
+  return tiebreak ? `${text} (${tiebreak})` : text;
 }
 
 export function playUrl(game, seed) {

@@ -1,6 +1,9 @@
 // Crazy Rally board: car sheet, setup pairs, the timed test round, the hand and
 // the revealed track card. Offers only the choices found in legal_actions.
 import { clear, h, restoreFocus } from "../ui.js";
+import { tiebreakText as describeTiebreak } from "../tiebreaks.js";
+
+export const tiebreakText = (tiebreak) => describeTiebreak("crazy-rally", tiebreak);
 
 const PREVIEW_MS = 1600;
 const SYMBOLS = { tyre: ["◎", "tyre: +1 maximum speed"], wheel: ["✇", "steering wheel: +1 manoeuvrability"], nut: ["⬢", "nut: +1 body strength"] };
@@ -12,9 +15,6 @@ const OUTCOMES = {
 };
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
-export function tiebreakText(tiebreak) {
-  return tiebreak === null || tiebreak === undefined ? "" : `final speed ${tiebreak}`;
-}
 
 function cardData(view, id) {
   return [...(view?.hand || []), ...(view?.events || []), ...(view?.setup?.pair || [])].find((c) => c.id === id);

@@ -3,6 +3,9 @@
 // Only actions found in legal_actions are offered.
 import { dieFace } from "../dice.js";
 import { clear, h, restoreFocus } from "../ui.js";
+import { tiebreakText as describeTiebreak } from "../tiebreaks.js";
+
+export const tiebreakText = (tiebreak) => describeTiebreak("rallye-raser", tiebreak);
 
 const LANES = ["L", "M", "R"];
 const LANE_NAMES = { L: "left", M: "middle", R: "right" };
@@ -13,10 +16,6 @@ const STATUS = {
   round_limit: "The round limit was reached: the car did not finish.",
 };
 
-export function tiebreakText(tiebreak) {
-  if (tiebreak === null || tiebreak === undefined) return "";
-  return -tiebreak === 1 ? "in 1 round" : `in ${-tiebreak} rounds`;
-}
 
 const fieldName = (row, lane) => `row ${row + 1}, ${LANE_NAMES[lane]} lane`;
 const signed = (n) => (n > 0 ? `+${n}` : `−${-n}`);
