@@ -7,6 +7,8 @@ rules pages are rendered here, from the project's own docs/rules at run time.
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from puzzles import GAMES, validate_seed
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 WEB = PROJECT_ROOT / "web"
 RULES_DIR = PROJECT_ROOT / "docs" / "rules"
+DATE_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
 MARKDOWN_EXTENSIONS = ["tables", "fenced_code", "toc", "sane_lists"]
 
 blueprint = Blueprint(
@@ -54,7 +57,38 @@ def play(game: str, seed: str) -> str:
         validate_seed(seed)
     except ValueError:
         abort(404)
-    return render_template("play.html", game=game, seed=seed, title=GAMES[game].title)
+    return render_template(
+        "play.html", game=game, seed=seed, mode="practice", title=GAMES[game].title
+    )
+
+
+def known_date(text: str) -> str:
+    """A YYYY-MM-DD date; anything else is a page that does not exist."""
+    if not DATE_FORMAT.fullmatch(text):
+        abort(404)
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        abort(404)
+    return text
+
+
+@blueprint.get("/daily/<day>/<game>")
+def daily(day: str, game: str) -> str:
+    """Today's daily is the player's one attempt, played on the server; a past one, practice."""
+    known_game(game)
+    return render_template(
+        "play.html", game=game, date=known_date(day), mode="daily", title=GAMES[game].title
+    )
+
+
+@blueprint.get("/daily/<day>/<game>/practice")
+def daily_practice(day: str, game: str) -> str:
+    """Practice of a daily once the player's attempt of it is over ("Play again")."""
+    known_game(game)
+    return render_template(
+        "play.html", game=game, date=known_date(day), mode="daily-practice", title=GAMES[game].title
+    )
 
 
 @blueprint.get("/runs/<run_id>")

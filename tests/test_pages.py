@@ -18,6 +18,8 @@ PAGES = [
     ("/practice", "js/practice.js"),
     ("/play/crazy-rally/any-seed_1", "js/play.js"),
     ("/play/rallye-raser/any-seed_1", "js/play.js"),
+    ("/daily/2026-11-30/rallye-raser", "js/play.js"),
+    ("/daily/2026-11-30/crazy-rally/practice", "js/play.js"),
     ("/runs/some-run-id", "js/result.js"),
 ]
 # The only absolute URL the front end may contain: the SVG namespace, which is never fetched.
@@ -56,6 +58,9 @@ def test_the_rules_page_renders_the_projects_own_document(client: FlaskClient, g
         "/rules/chess",
         "/no-such-page",
         "/runs/a/b",
+        "/daily/2026-13-01/crazy-rally",
+        "/daily/20261130/crazy-rally",
+        "/daily/2026-11-30/chess",
     ],
 )
 def test_an_unknown_game_or_invalid_seed_is_an_html_404(client: FlaskClient, path: str):
@@ -86,6 +91,22 @@ def test_static_files_are_served_with_their_types(client: FlaskClient, path: str
 
 def front_end_files() -> list[Path]:
     return sorted(path for path in WEB.rglob("*") if path.is_file())
+
+
+INLINE_IN_MARKUP = re.compile(r"<script(?![^>]*\bsrc=)|<style|\sstyle=|\son[a-z]+=", re.IGNORECASE)
+INLINE_FROM_SCRIPT = re.compile(
+    r"\bstyle:|innerHTML|insertAdjacentHTML|setAttribute\(\s*[\"']style"
+)
+
+
+def test_the_pages_have_no_inline_script_or_style():
+    """The content security policy allows only the site's own files (see service.security)."""
+    for path in front_end_files():
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".html":
+            assert not INLINE_IN_MARKUP.search(text), path
+        if path.suffix == ".js":
+            assert not INLINE_FROM_SCRIPT.search(text), path
 
 
 def test_the_front_end_refers_to_no_other_host():

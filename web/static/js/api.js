@@ -12,14 +12,14 @@ class ApiError extends Error {
 
 function plainWords(status, body, retryAfter) {
   if (status === 0) {
-    return "The server cannot be reached right now. Check your connection and try again; your run is kept on this device.";
+    return "The server cannot be reached right now. Check your connection and try again; nothing you played is lost.";
   }
   if (status === 429) {
     const wait = retryAfter ? `${retryAfter} seconds` : "a few seconds";
-    return `Too many requests in a short time. Please wait ${wait} and try again; your run is kept on this device.`;
+    return `Too many requests in a short time. Please wait ${wait} and try again; nothing you played is lost.`;
   }
   if (status >= 500) {
-    return "The server had a problem and could not answer. Your run is kept on this device; please try again in a moment.";
+    return "The server had a problem and could not answer. Nothing you played is lost; please try again in a moment.";
   }
   const detail = body && (body.message || body.error);
   return detail ? String(detail) : `The server refused the request (HTTP ${status}).`;
@@ -54,10 +54,21 @@ const part = encodeURIComponent;
 export const api = {
   daily: (date) => request("GET", date ? `/daily/${part(date)}` : "/daily"),
   puzzle: (game, seed) => request("GET", `/puzzles/${part(game)}/${part(seed)}`),
-  leaderboard: (game, seed) => request("GET", `/puzzles/${part(game)}/${part(seed)}/leaderboard`),
-  solution: (game, seed) => request("GET", `/puzzles/${part(game)}/${part(seed)}/solution`),
-  play: (game, seed, actions) => request("POST", `/play/${part(game)}/${part(seed)}`, { actions }),
   submit: (game, seed, actions, name) =>
     request("POST", `/puzzles/${part(game)}/${part(seed)}/runs`, name ? { actions, name } : { actions }),
   run: (id) => request("GET", `/runs/${part(id)}`),
+  // The daily's one attempt per player: started or resumed, then extended on the server.
+  attempt: (date, game) => request("POST", `/daily/${part(date)}/${part(game)}/attempt`, {}),
+  append: (id, played, actions) => request("POST", `/attempts/${part(id)}/actions`, { played, actions }),
 };
+
+// What can be asked about one puzzle: a daily is addressed by its date (its seed may
+// still be secret), any other puzzle by its seed.
+export function puzzleApi({ game, date, seed }) {
+  const base = date ? `/daily/${part(date)}/${part(game)}` : `/puzzles/${part(game)}/${part(seed)}`;
+  return {
+    leaderboard: () => request("GET", `${base}/leaderboard`),
+    solution: () => request("GET", `${base}/solution`),
+    play: (actions) => request("POST", date ? `${base}/play` : `/play/${part(game)}/${part(seed)}`, { actions }),
+  };
+}

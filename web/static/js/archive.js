@@ -1,7 +1,7 @@
 // Archive: every past daily, newest first, a week at a time.
 import { api } from "./api.js";
-import { submittedRuns } from "./storage.js";
-import { gameTitle, gameTitles, h, optimumSummary, playUrl, say } from "./ui.js";
+import { dailyKey, seedKey, submittedRuns } from "./storage.js";
+import { dailyUrl, gameTitle, gameTitles, h, optimumSummary, playUrl, say } from "./ui.js";
 
 const rows = document.getElementById("archive-rows");
 const older = document.getElementById("older");
@@ -14,10 +14,13 @@ const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 
 function cell(puzzle) {
   if (!puzzle) return h("td", {}, "–");
-  const runs = submittedRuns(puzzle.game, puzzle.seed);
+  // The official run of the day first, else a practice run submitted since.
+  const runs = [...submittedRuns(dailyKey(puzzle.game, puzzle.date)), ...(puzzle.seed ? submittedRuns(seedKey(puzzle.game, puzzle.seed)) : [])];
   const mine = runs.find((run) => run.official) || runs[0];
+  // A past daily's seed is public: it plays as practice by its seed.
+  const href = puzzle.seed ? playUrl(puzzle.game, puzzle.seed) : dailyUrl(puzzle.game, puzzle.date);
   return h("td", {},
-    h("a", { href: playUrl(puzzle.game, puzzle.seed), "aria-label": `Play ${gameTitle(puzzle.game)} #${puzzle.number}` }, `#${puzzle.number}`),
+    h("a", { href, "aria-label": `Play ${gameTitle(puzzle.game)} #${puzzle.number}` }, `#${puzzle.number}`),
     h("div", { class: "muted" }, `Optimum ${optimumSummary(puzzle)}`),
     mine
       ? h("a", { class: "badge done", href: `/runs/${encodeURIComponent(mine.id)}` }, `✓ You: ${mine.score ?? "did not finish"}`)

@@ -1,19 +1,21 @@
 // Home: today's puzzle of each game and the countdown to the next ones.
 import { api } from "./api.js";
-import { submittedRuns, savedActions } from "./storage.js";
-import { clear, gameTitle, h, optimumSummary, playUrl, say } from "./ui.js";
+import { attemptStarted, dailyKey, submittedRuns } from "./storage.js";
+import { clear, dailyUrl, gameTitle, h, optimumSummary, say } from "./ui.js";
 import { playerCount } from "./puzzles.js";
 
 const section = document.getElementById("today");
 
+// Today's official run, as far as this device knows it.
+const officialRun = (puzzle) => submittedRuns(dailyKey(puzzle.game, puzzle.date)).find((run) => run.official);
+
 function yourStatus(puzzle) {
-  const runs = submittedRuns(puzzle.game, puzzle.seed);
-  if (runs.length) {
-    const best = runs.find((run) => run.official) || runs[0];
-    return h("a", { href: `/runs/${encodeURIComponent(best.id)}`, class: "badge done" },
-      `✓ Played: ${best.score ?? "did not finish"}`);
+  const run = officialRun(puzzle);
+  if (run) {
+    return h("a", { href: `/runs/${encodeURIComponent(run.id)}`, class: "badge done" },
+      `✓ Played: ${run.score ?? "did not finish"}`);
   }
-  if (savedActions(puzzle.game, puzzle.seed).length) return h("span", { class: "badge todo" }, "◐ In progress");
+  if (attemptStarted(dailyKey(puzzle.game, puzzle.date))) return h("span", { class: "badge todo" }, "◐ In progress");
   return h("span", { class: "badge todo" }, "○ Not played yet");
 }
 
@@ -21,9 +23,8 @@ function yourStatus(puzzle) {
 function showPuzzle(puzzle, players) {
   const card = section.querySelector(`.puzzle-card[data-game="${puzzle.game}"]`);
   if (!card) return;
-  const started = savedActions(puzzle.game, puzzle.seed).length > 0;
-  const played = submittedRuns(puzzle.game, puzzle.seed).length > 0;
-  const verb = played ? "Play again" : started ? "Continue" : "Play";
+  const played = Boolean(officialRun(puzzle));
+  const verb = played ? "See your run" : attemptStarted(dailyKey(puzzle.game, puzzle.date)) ? "Continue" : "Play";
   const title = gameTitle(puzzle.game);
   clear(card.querySelector(".status"), yourStatus(puzzle));
   clear(card.querySelector(".puzzle-body"),
@@ -33,7 +34,7 @@ function showPuzzle(puzzle, players) {
       h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumSummary(puzzle)),
       h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
     h("div", { class: "row" },
-      h("a", { class: "button primary", href: playUrl(puzzle.game, puzzle.seed), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),
+      h("a", { class: "button primary", href: dailyUrl(puzzle.game, puzzle.date), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),
       h("a", { class: "button", href: `/rules/${puzzle.game}`, "aria-label": `${title} rules` }, "Rules")));
 }
 

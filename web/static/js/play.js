@@ -1,29 +1,112 @@
-// The play page: renders the view and legal actions the server sends, and sends
-// back the action list with the player's choice appended. No rules live here.
-import { api } from "./api.js";
-import { forgetActions, recordRun, saveActions, savedActions } from "./storage.js";
-import { clear, h, optimumSummary, puzzleLabel, rememberFocus, restoreFocus, say, unsay } from "./ui.js";
+// The play page: draws the view and legal actions the server sends and sends back
+// the player's choices. No rules live here. Three kinds of race share the page:
+// - "daily": today's daily, the player's one attempt, held by the server (no undo,
+//   no start over; a reload, another tab or another device continues it);
+// - "daily-practice": a daily played again once the player's attempt of it is over;
+// - "practice": any seed, its action list kept on this device and replayed by the server.
+// A daily whose day is over has a public seed, so its page becomes that seed's practice.
+import { api, puzzleApi } from "./api.js";
+import {
+  dailyKey, forgetActions, recordAttempt, recordRun, saveActions, savedActions, seedKey, submittedRuns,
+} from "./storage.js";
+import { tiebreakText } from "./tiebreaks.js";
+import {
+  clear, dailyPracticeUrl, dailyUrl, h, optimumSummary, playUrl, puzzleLabel, rememberFocus, restoreFocus, say, unsay,
+} from "./ui.js";
 
 const root = document.getElementById("board");
-const { game, seed } = root.dataset;
+const { game, seed, date, mode } = root.dataset;
 const finish = document.getElementById("finish");
 const PENDING_POLL_MS = 5000;
+// A request lost on the way (no answer, or a proxy's 502-504) is sent again as it was.
+const RETRY_DELAYS_MS = [400, 1500];
 
-let actions = savedActions(game, seed);
+let session = null;
 let board = null;
 let busy = false;
 
-async function showPuzzle() {
-  try {
-    const puzzle = await api.puzzle(game, seed);
-    document.getElementById("puzzle-label").textContent =
-      puzzle.number ? `Daily ${puzzleLabel(puzzle)}` : `Practice · seed ${seed}`;
-    document.getElementById("optimum").textContent = optimumSummary(puzzle);
-    if (puzzle.status === "pending") setTimeout(showPuzzle, PENDING_POLL_MS);
-  } catch (error) {
-    document.getElementById("optimum").textContent = "unknown for now";
-    if (error.status !== 404) say(`The puzzle's details could not be loaded. ${error.message}`);
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+const lostOnTheWay = (error) => error.status === 0 || (error.status >= 502 && error.status <= 504);
+
+async function withRetries(call) {
+  for (let retry = 0; ; retry += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!lostOnTheWay(error) || retry >= RETRY_DELAYS_MS.length) throw error;
+      await sleep(RETRY_DELAYS_MS[retry]);
+    }
   }
+}
+
+// A practice race: the action list is this device's; the server replays it at each step.
+function practiceSession(key, play) {
+  let actions = savedActions(key);
+  const keep = (next) => {
+    actions = next;
+    saveActions(key, actions);
+  };
+  return {
+    get played() { return actions.length; },
+    get actions() { return actions; },
+    // A saved race the server now refuses (its rules changed) continues from its last legal step.
+    async resume() {
+      try {
+        return await play(actions);
+      } catch (error) {
+        if (error.status !== 422 || !Number.isInteger(error.body?.index)) throw error;
+        keep(actions.slice(0, error.body.index));
+        say(`Your saved race could not continue past move ${error.body.index + 1}; it resumes from there.`, "info");
+        return this.resume();
+      }
+    },
+    async send(more) {
+      const next = [...actions, ...more];
+      const state = await withRetries(() => play(next));
+      keep(next);
+      return state;
+    },
+    async restart() {
+      const state = await play([]);
+      forgetActions(key);
+      actions = [];
+      return state;
+    },
+  };
+}
+
+// Today's daily: the attempt lives on the server. Every send says how many actions this
+// page has seen played, so a request sent again after a lost answer is never applied
+// twice, and moves made meanwhile elsewhere come back as a 409 with the current state.
+function attemptSession() {
+  let id = null;
+  let played = 0;
+  const adopt = (state) => {
+    id = state.attempt;
+    played = state.played;
+    return state;
+  };
+  return {
+    get played() { return played; },
+    async resume() {
+      const state = adopt(await withRetries(() => api.attempt(date, game)));
+      recordAttempt(dailyKey(game, date));
+      return state;
+    },
+    async send(more) {
+      const expected = played + more.length;
+      try {
+        return adopt(await withRetries(() => api.append(id, played, more)));
+      } catch (error) {
+        if (error.status !== 409 || !error.body?.attempt) throw error;
+        adopt(error.body);
+        if (played !== expected) {
+          say("This attempt went on in another tab or on another device: here is where it stands now.", "info");
+        }
+        return error.body;
+      }
+    },
+  };
 }
 
 function setBusy(value) {
@@ -32,17 +115,13 @@ function setBusy(value) {
   board?.setBusy(value);
 }
 
-// Ask the server for the position after `next`; keep `next` only once it answered.
-async function advance(next) {
-  if (busy) return;
+async function advance(more) {
+  if (busy || !more.length) return;
   const focusKey = rememberFocus();
+  unsay();
   setBusy(true);
   try {
-    const state = await api.play(game, seed, next);
-    actions = next;
-    saveActions(game, seed, actions);
-    unsay();
-    draw(state, focusKey);
+    draw(await session.send(more), focusKey);
   } catch (error) {
     say(error.message);
   } finally {
@@ -52,19 +131,60 @@ async function advance(next) {
 
 function draw(state, focusKey) {
   board.show(state);
-  document.getElementById("progress").textContent =
-    actions.length === 1 ? "1 move played" : `${actions.length} moves played`;
+  const played = session.played;
+  document.getElementById("progress").textContent = played === 1 ? "1 move played" : `${played} moves played`;
   showFinish(state);
   if (!state.over) restoreFocus(root, focusKey || "start");
 }
 
+function scoreText(state) {
+  const tiebreak = tiebreakText(game, state.tiebreak);
+  return tiebreak ? `${state.score} (${tiebreak})` : String(state.score);
+}
+
+const link = (href, text, primary) => h("a", { class: primary ? "button primary" : "button", href }, text);
+
+// What the end of a race offers depends on its kind: the official run's result, or a
+// practice race's submission.
+const FINISHES = {
+  daily(state) {
+    recordRun(dailyKey(game, date), { id: state.run, score: state.score, official: true });
+    return {
+      summary: state.finished
+        ? `Your official run scored ${scoreText(state)}. See where it stands, and the optimal line.`
+        : "The race ended without reaching the finish, so your official run has no score. The optimal line is yours to study.",
+      links: [link(`/runs/${encodeURIComponent(state.run)}`, "See the result and the optimal line", true),
+        link(dailyPracticeUrl(game, date), "Play again (practice)")],
+    };
+  },
+  "daily-practice"(state) {
+    const official = submittedRuns(dailyKey(game, date)).find((run) => run.official);
+    return {
+      summary: state.finished
+        ? `Practice over: ${scoreText(state)}. It is not stored; your official run stands.`
+        : "Practice over without reaching the finish. Start over to try another line.",
+      links: [official ? link(`/runs/${encodeURIComponent(official.id)}`, "Your official run", true) : null,
+        link(dailyUrl(game, date), "Back to the daily")],
+    };
+  },
+  practice(state) {
+    return {
+      summary: state.finished
+        ? `You finished with a score of ${state.score}. Submit the run to see where it stands against the optimum.`
+        : "The race ended without reaching the finish, so this run has no score. You can still submit it and study the optimal line, or start over.",
+      links: [],
+    };
+  },
+};
+
 function showFinish(state) {
+  const wasHidden = finish.hidden;
   finish.hidden = !state.over;
   if (!state.over) return;
-  document.getElementById("finish-summary").textContent = state.finished
-    ? `You finished with a score of ${state.score}. Submit the run to see where it stands against the optimum.`
-    : "The race ended without reaching the finish, so this run has no score. You can still submit it and study the optimal line, or start over.";
-  document.getElementById("finish-title").focus();
+  const { summary, links } = FINISHES[mode](state);
+  document.getElementById("finish-summary").textContent = summary;
+  clear(document.getElementById("finish-links"), links);
+  if (wasHidden) document.getElementById("finish-title").focus();
 }
 
 async function submit(event) {
@@ -73,9 +193,9 @@ async function submit(event) {
   const name = document.getElementById("player-name").value.trim();
   button.disabled = true;
   try {
-    const run = await api.submit(game, seed, actions, name || undefined);
-    recordRun(game, seed, run);
-    forgetActions(game, seed);
+    const run = await api.submit(game, seed, session.actions, name || undefined);
+    recordRun(seedKey(game, seed), run);
+    forgetActions(seedKey(game, seed));
     window.location.assign(`/runs/${encodeURIComponent(run.id)}`);
   } catch (error) {
     say(`Your run was not submitted. ${error.message}`);
@@ -83,40 +203,82 @@ async function submit(event) {
   }
 }
 
-function restart() {
-  if (!actions.length || !window.confirm("Start this race over from the beginning?")) return;
-  forgetActions(game, seed);
-  advance([]);
-}
-
-// A saved run the server now refuses (its rules changed) continues from the last legal step.
-async function resume() {
+async function restart() {
+  if (busy || !session.played || !window.confirm("Start this race over from the beginning?")) return;
+  setBusy(true);
   try {
-    const state = await api.play(game, seed, actions);
-    draw(state, "start");
+    draw(await session.restart(), "start");
   } catch (error) {
-    if (error.status === 422 && Number.isInteger(error.body?.index)) {
-      actions = actions.slice(0, error.body.index);
-      saveActions(game, seed, actions);
-      say(`Your saved run could not continue past move ${error.body.index + 1}; it resumes from there.`, "info");
-      return resume();
-    }
-    clear(root, h("p", {}, "The race could not be loaded."),
-      h("button", { type: "button", class: "primary", onclick: () => location.reload() }, "Try again"));
     say(error.message);
   } finally {
     setBusy(false);
   }
 }
 
+function showPuzzle(puzzle) {
+  document.getElementById("puzzle-label").textContent =
+    puzzle.number ? `Daily ${puzzleLabel(puzzle)}` : `Practice · seed ${seed}`;
+  document.getElementById("optimum").textContent = optimumSummary(puzzle);
+}
+
+// The puzzle's number and optimum, asked again while the optimum is being computed.
+async function puzzleInfo() {
+  if (!date) return api.puzzle(game, seed);
+  const daily = await api.daily(date);
+  const puzzle = daily.puzzles.find((entry) => entry.game === game);
+  if (!puzzle) throw Object.assign(new Error("There is no such daily."), { status: 404 });
+  return puzzle;
+}
+
+async function watchOptimum() {
+  try {
+    const puzzle = await puzzleInfo();
+    showPuzzle(puzzle);
+    if (puzzle.status === "pending") setTimeout(watchOptimum, PENDING_POLL_MS);
+    return puzzle;
+  } catch (error) {
+    document.getElementById("optimum").textContent = "unknown for now";
+    if (error.status !== 404) say(`The puzzle's details could not be loaded. ${error.message}`);
+    return null;
+  }
+}
+
+function newSession() {
+  if (mode === "practice") return practiceSession(seedKey(game, seed), puzzleApi({ game, seed }).play);
+  if (mode === "daily") return attemptSession();
+  return practiceSession(dailyKey(game, date), puzzleApi({ game, date }).play);
+}
+
+function cannotPlay(error) {
+  const why = mode === "daily-practice" && error.status === 403
+    ? "This daily can be played again once your official attempt of it is over."
+    : error.status === 404 ? "There is no such daily (yet)." : error.message;
+  clear(root, h("p", {}, why), mode === "daily-practice"
+    ? h("p", {}, h("a", { class: "button primary", href: dailyUrl(game, date) }, "Play the daily"))
+    : h("button", { type: "button", class: "primary", onclick: () => window.location.reload() }, "Try again"));
+  say(why);
+}
+
 async function start() {
-  showPuzzle();
+  const puzzle = await watchOptimum();
+  // A daily whose day is over is a practice puzzle like any other, addressed by its seed.
+  if (date && puzzle?.seed) {
+    window.location.replace(playUrl(game, puzzle.seed));
+    return;
+  }
+  session = newSession();
   const { createBoard } = await import(`./boards/${game}.js`);
-  board = createBoard(root, { interactive: true, onAction: (action) => advance([...actions, action]) });
-  document.getElementById("submit-form").addEventListener("submit", submit);
-  document.getElementById("restart").addEventListener("click", restart);
+  board = createBoard(root, { interactive: true, onPlay: advance });
+  document.getElementById("submit-form")?.addEventListener("submit", submit);
+  document.getElementById("restart")?.addEventListener("click", restart);
   setBusy(true);
-  await resume();
+  try {
+    draw(await session.resume(), "start");
+  } catch (error) {
+    cannotPlay(error);
+  } finally {
+    setBusy(false);
+  }
 }
 
 start();

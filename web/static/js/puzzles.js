@@ -1,5 +1,5 @@
 // What the leaderboard says about a puzzle: player count, histogram, a score's place.
-import { api } from "./api.js";
+import { puzzleApi } from "./api.js";
 
 // The histogram as [[score, count], ...] by score ascending.
 export function histogramOf(board) {
@@ -10,9 +10,9 @@ export function officialCount(board) {
   return histogramOf(board).reduce((sum, [, count]) => sum + count, 0);
 }
 
-// Players with any run of the puzzle.
+// Players with any run of a daily.
 export async function playerCount(puzzle) {
-  return (await api.leaderboard(puzzle.game, puzzle.seed)).players;
+  return (await puzzleApi({ game: puzzle.game, date: puzzle.date }).leaderboard()).players;
 }
 
 // 1 + how many official runs scored strictly more than score.

@@ -1,9 +1,9 @@
 // Step through a run: the board after each prefix of its actions, as the server
-// replays it (one play request per step, each kept once fetched).
-import { api } from "./api.js";
+// replays it (one play request per step, each kept once fetched). play(actions) is
+// the puzzle's play endpoint (see puzzleApi).
 import { clear, h, say } from "./ui.js";
 
-export function createReplay(container, { game, seed, actions, boards, label }) {
+export function createReplay(container, { play, actions, boards, label }) {
   const boardRoot = h("div", { class: "board replay", "aria-live": "polite", "aria-label": `${label}: board` });
   const caption = h("p", { class: "step-label" });
   const range = h("input", { type: "range", min: 0, max: actions.length, value: 0, "aria-label": `${label}: step` });
@@ -23,7 +23,7 @@ export function createReplay(container, { game, seed, actions, boards, label }) 
   range.addEventListener("change", () => go(Number(range.value)));
 
   async function stateAt(k) {
-    if (!cache.has(k)) cache.set(k, await api.play(game, seed, actions.slice(0, k)));
+    if (!cache.has(k)) cache.set(k, await play(actions.slice(0, k)));
     return cache.get(k);
   }
 

@@ -1,27 +1,57 @@
 // The result page of a run: score beside the optimum, the day's histogram with
 // the run's place, replays of the run and of the optimal line, and sharing.
-import { api } from "./api.js";
+// The run's own player is addressed as "you"; anyone else sees whose run it is
+// and an invitation to play the puzzle. A run of today's daily shows its moves
+// (and the optimal line) only to a viewer whose own attempt is over.
+import { api, puzzleApi } from "./api.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { createReplay } from "./replay.js";
-import { submittedRuns } from "./storage.js";
-import { clear, gameTitle, h, optimumText, playUrl, puzzleLabel, say } from "./ui.js";
+import { dailyKey, seedKey, submittedRuns } from "./storage.js";
+import { clear, dailyPracticeUrl, dailyUrl, gameTitle, h, optimumText, playUrl, puzzleLabel, say } from "./ui.js";
 
 const page = document.getElementById("result");
-const HIDDEN_SOLUTION = "Today's optimal line is shown to players who have submitted a finished run, and to everyone once the day is over.";
+const HIDDEN_LINE = "shown once you have finished your own attempt of this daily, and to everyone once its day is over.";
 const text = (id, value) => { document.getElementById(id).textContent = value; };
+const hasScore = (run) => run.score !== null && run.score !== undefined;
+const today = () => new Date().toISOString().slice(0, 10);
 
-function verdict(run, puzzle) {
-  if (run.score === null || run.score === undefined) return "Did not finish: no score.";
+function verdict(run, puzzle, mine) {
+  if (!hasScore(run)) return "Did not finish: no score.";
   if (puzzle.status !== "solved" || puzzle.optimum === null) return `Score ${run.score}.`;
   const gap = puzzle.optimum - run.score;
   if (gap > 0) return `${gap} ${gap === 1 ? "point" : "points"} short of the optimum.`;
-  if (run.tiebreak === puzzle.tiebreak) return "Optimal: you matched the best possible run!";
-  return "You reached the optimum score (the optimal line wins the tie-break).";
+  if (run.tiebreak === puzzle.tiebreak) return mine ? "Optimal: you matched the best possible run!" : "Optimal: the best possible run.";
+  return "The optimum score (the optimal line wins the tie-break).";
+}
+
+// The puzzle as the API addresses it: a daily by its date (its seed may be secret).
+const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
+
+// Runs finished on this device are the viewer's own.
+function isMine(run) {
+  const key = run.puzzle.date ? dailyKey(run.game, run.puzzle.date) : seedKey(run.game, run.seed);
+  return [key, seedKey(run.game, run.seed)].some((k) => submittedRuns(k).some((entry) => entry.id === run.id));
+}
+
+function puzzleName(run) {
+  const { number } = run.puzzle;
+  return number ? `${gameTitle(run.game)} #${number}` : `${gameTitle(run.game)} practice seed ${run.seed}`;
+}
+
+// Where to play the run's puzzle: today's daily through an attempt, any other by its seed.
+function puzzleUrl(run) {
+  const { date } = run.puzzle;
+  return date && !run.seed ? dailyUrl(run.game, date) : playUrl(run.game, run.seed);
+}
+
+function againUrl(run) {
+  const { date } = run.puzzle;
+  return date && !run.seed ? dailyPracticeUrl(run.game, date) : playUrl(run.game, run.seed);
 }
 
 function shareText(run, puzzle) {
-  const what = puzzle.number ? `${gameTitle(run.game)} #${puzzle.number} (${puzzle.date})` : `${gameTitle(run.game)} practice seed ${run.seed}`;
-  const score = run.score === null || run.score === undefined ? "did not finish" : `${run.score} points`;
+  const what = puzzle.number ? `${puzzleName(run)} (${puzzle.date})` : puzzleName(run);
+  const score = hasScore(run) ? `${run.score} points` : "did not finish";
   const optimum = puzzle.status === "solved" && puzzle.optimum !== null ? `, optimum ${puzzle.optimum}` : "";
   const url = run.share_url || `${location.origin}/runs/${encodeURIComponent(run.id)}`;
   return `Rally Daily · ${what}: ${score}${optimum}. ${url}`;
@@ -62,7 +92,14 @@ function columns(bins, optimum) {
   return Array.from({ length: high - low + 1 }, (_, i) => [low + i, counts.get(low + i) || 0]);
 }
 
-function histogram(board, run, puzzle) {
+// The bar's height is set through the CSSOM: the CSP forbids style attributes in markup.
+function barFill(share) {
+  const fill = h("div", { class: "fill" });
+  fill.style.height = `${Math.round(share * 100)}%`;
+  return fill;
+}
+
+function histogram(board, run, puzzle, mine) {
   const bins = histogramOf(board);
   const root = document.getElementById("histogram");
   if (!bins.length) {
@@ -72,12 +109,13 @@ function histogram(board, run, puzzle) {
   const shown = columns(bins, puzzle.optimum);
   const tallest = Math.max(...shown.map(([, count]) => count));
   const bars = shown.map(([score, count]) => {
-    const mine = run.official && score === run.score;
-    return h("div", { class: `bar${mine ? " mine" : ""}`, role: "listitem",
-      "aria-label": `score ${score}: ${count} ${count === 1 ? "run" : "runs"}${mine ? ", including yours" : ""}${score === puzzle.optimum ? " (the optimum)" : ""}` },
-      mine ? h("span", { class: "you", "aria-hidden": "true" }, "▼ you") : null,
+    const here = run.official && score === run.score;
+    const whose = mine ? "yours" : "this run";
+    return h("div", { class: `bar${here ? " mine" : ""}`, role: "listitem",
+      "aria-label": `score ${score}: ${count} ${count === 1 ? "run" : "runs"}${here ? `, including ${whose}` : ""}${score === puzzle.optimum ? " (the optimum)" : ""}` },
+      here ? h("span", { class: "you", "aria-hidden": "true" }, mine ? "▼ you" : "▼ this run") : null,
       h("span", { class: "count", "aria-hidden": "true" }, count || ""),
-      h("div", { class: "fill", style: `height:${Math.round((count / tallest) * 100)}%` }));
+      barFill(count / tallest));
   });
   clear(root,
     h("div", { class: "histogram-wrap" },
@@ -87,11 +125,12 @@ function histogram(board, run, puzzle) {
     Number.isInteger(puzzle.optimum) ? h("p", { class: "muted small" }, "★ the optimum") : null);
 }
 
-function place(board, run) {
+function place(board, run, mine) {
   const total = officialCount(board);
   if (!total) return "";
-  if (!run.official || run.score === null || run.score === undefined) return `${total} official ${total === 1 ? "run" : "runs"} so far; this run is not one of them.`;
-  return `Your place: ${placeOf(board, run.score)} of ${total} official ${total === 1 ? "run" : "runs"}.`;
+  const runs = `${total} official ${total === 1 ? "run" : "runs"}`;
+  if (!run.official || !hasScore(run)) return `${runs} so far; this run is not one of them.`;
+  return `${mine ? "Your place" : "Place"}: ${placeOf(board, run.score)} of ${runs}.`;
 }
 
 function leaderboardTable(board, boards) {
@@ -107,63 +146,90 @@ function leaderboardTable(board, boards) {
       h("td", {}, entry.score), h("td", {}, boards.tiebreakText(entry.tiebreak))))));
 }
 
-// Today's optimal line is public once the day is over, or to whoever finished a run of it;
-// a line the server would refuse is not asked for.
-function solutionIsOpen(puzzle) {
-  const today = new Date().toISOString().slice(0, 10);
-  return !puzzle.date || puzzle.date < today || submittedRuns(puzzle.game, puzzle.seed).some((r) => r.score !== null);
-}
-
-async function showSolution(run, boards) {
+async function showSolution(run, boards, ref) {
   const root = document.getElementById("replay-best");
-  if (!solutionIsOpen(run.puzzle)) {
-    clear(root, h("p", { class: "muted" }, HIDDEN_SOLUTION));
+  // The optimal line of today's daily opens exactly when the run's moves do.
+  if (run.actions === null) {
+    clear(root, h("p", { class: "muted" }, `Today's optimal line is ${HIDDEN_LINE}`));
     return;
   }
   try {
-    const solution = await api.solution(run.game, run.seed);
+    const solution = await puzzleApi(ref).solution();
     if (!solution.actions) {
       const why = solution.status === "failed"
-        ? "The optimum of this seed could not be computed."
+        ? "The optimum of this puzzle could not be computed."
         : "The optimum is still being computed; come back in a moment.";
       clear(root, h("p", { class: "muted" }, why));
       return;
     }
-    await createReplay(root, { game: run.game, seed: run.seed, actions: solution.actions, boards, label: "Optimal line" });
+    await createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line" });
   } catch (error) {
-    const why = error.status === 403 ? HIDDEN_SOLUTION : `The optimal line could not be loaded. ${error.message}`;
-    clear(root, h("p", { class: "muted" }, why));
+    clear(root, h("p", { class: "muted" }, `The optimal line could not be loaded. ${error.message}`));
   }
+}
+
+function showRunReplay(run, boards, ref) {
+  const root = document.getElementById("replay-run");
+  if (run.actions === null) {
+    clear(root, h("p", { class: "muted" }, `The moves of this run are ${HIDDEN_LINE}`),
+      h("p", {}, h("a", { class: "button primary", href: puzzleUrl(run) }, "Play today's daily")));
+    return Promise.resolve();
+  }
+  return createReplay(root, { play: puzzleApi(ref).play, actions: run.actions, boards, label: "This run" });
+}
+
+// The viewer's own run: "your score", sharing and playing it again.
+function showAsMine(run, puzzle) {
+  text("result-title", puzzleName(run));
+  text("score-label", "Your score");
+  const message = shareText(run, puzzle);
+  document.getElementById("share-text").value = message;
+  document.getElementById("share-box").hidden = false;
+  const button = document.getElementById("share");
+  button.hidden = false;
+  button.addEventListener("click", () => share(message));
+  const again = document.getElementById("play-again");
+  again.href = againUrl(run);
+  again.textContent = run.puzzle.date === today() && run.official ? "Play again (practice)" : "Play again";
+}
+
+// Someone else's run, seen from a shared link: whose it is, and an invitation to play.
+function showAsShared(run) {
+  const who = run.name || "A player";
+  const did = hasScore(run) ? `scored ${run.score} on` : "did not finish";
+  clear(document.getElementById("result-title"), `${who} ${did} ${puzzleName(run)}: `,
+    h("a", { href: puzzleUrl(run) }, "play it"));
+  text("score-label", run.name ? `${run.name}'s score` : "Score");
+  const play = document.getElementById("play-again");
+  play.href = puzzleUrl(run);
+  play.textContent = "Play it";
+  play.classList.add("primary");
 }
 
 async function start() {
   try {
     const run = await api.run(page.dataset.run);
-    const puzzle = run.puzzle;
+    const { puzzle } = run;
+    const ref = puzzleRef(run);
+    const mine = isMine(run);
     const [board, boards] = await Promise.all([
-      api.leaderboard(run.game, run.seed).catch(() => ({})),
+      puzzleApi(ref).leaderboard().catch(() => ({})),
       import(`./boards/${run.game}.js`),
     ]);
-    text("result-title", `${gameTitle(run.game)} ${puzzle.number ? `#${puzzle.number}` : "practice"}`);
+    if (mine) showAsMine(run, puzzle);
+    else showAsShared(run);
     text("result-label", puzzle.number ? `Daily ${puzzleLabel(puzzle)}` : `Practice · seed ${run.seed}`);
     text("your-score", run.score ?? "–");
-    text("your-tiebreak", run.score === null || run.score === undefined ? "did not finish" : boards.tiebreakText(run.tiebreak));
+    text("your-tiebreak", hasScore(run) ? boards.tiebreakText(run.tiebreak) : "did not finish");
     text("optimum-score", optimumText(puzzle));
     text("optimum-tiebreak", puzzle.status === "solved" && puzzle.optimum !== null ? boards.tiebreakText(puzzle.tiebreak) : "");
-    text("verdict", verdict(run, puzzle));
-    text("official", run.official ? "Official run: it counts on the leaderboard." : "Practice run: only a player's first finished run on the day counts on the leaderboard.");
-    text("place", place(board, run));
-    document.getElementById("play-again").href = playUrl(run.game, run.seed);
-    const message = shareText(run, puzzle);
-    document.getElementById("share-text").value = message;
-    document.getElementById("share").addEventListener("click", () => share(message));
-    histogram(board, run, puzzle);
+    text("verdict", verdict(run, puzzle, mine));
+    text("official", run.official ? "Official run: it counts on the leaderboard." : "Practice run: only each player's attempt on the day counts on the leaderboard.");
+    text("place", place(board, run, mine));
+    histogram(board, run, puzzle, mine);
     const table = leaderboardTable(board, boards);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
-    await Promise.all([
-      createReplay(document.getElementById("replay-run"), { game: run.game, seed: run.seed, actions: run.actions, boards, label: "This run" }),
-      showSolution(run, boards),
-    ]);
+    await Promise.all([showRunReplay(run, boards, ref), showSolution(run, boards, ref)]);
   } catch (error) {
     text("result-label", "This run could not be shown.");
     say(error.status === 404 ? "There is no run with this link." : error.message);

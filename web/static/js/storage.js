@@ -1,5 +1,6 @@
-// What the browser keeps between visits: the action list of every run in
-// progress (so a reload never loses a run) and the runs this device submitted.
+// What the browser keeps between visits: the action list of every practice race in
+// progress (so a reload never loses one), the daily attempts this device started and
+// the runs it finished. A daily's own moves live on the server, in its attempt.
 const PREFIX = "rally-daily:";
 
 function read(key, fallback) {
@@ -16,50 +17,71 @@ function write(key, value) {
     localStorage.setItem(PREFIX + key, JSON.stringify(value));
     return true;
   } catch {
-    return false; // storage full or disabled: the run still plays, it just won't survive a reload
+    return false; // storage full or disabled: the race still plays, it just won't survive a reload
   }
 }
 
-const actionsKey = (game, seed) => `actions:${game}:${seed}`;
-const runsKey = (game, seed) => `runs:${game}:${seed}`;
-
-export function savedActions(game, seed) {
-  const actions = read(actionsKey(game, seed), []);
-  return Array.isArray(actions) ? actions : [];
-}
-
-export function saveActions(game, seed, actions) {
-  return write(actionsKey(game, seed), actions);
-}
-
-export function forgetActions(game, seed) {
+function forget(key) {
   try {
-    localStorage.removeItem(PREFIX + actionsKey(game, seed));
+    localStorage.removeItem(PREFIX + key);
   } catch {
     /* nothing kept, nothing to forget */
   }
 }
 
-export function submittedRuns(game, seed) {
-  const runs = read(runsKey(game, seed), []);
+// The key of a puzzle on this device: a daily by game and date (its seed may be secret),
+// any other puzzle by game and seed. "@" never occurs in a seed, so the two cannot meet.
+export const seedKey = (game, seed) => `${game}:${seed}`;
+export const dailyKey = (game, date) => `${game}@${date}`;
+
+export function savedActions(key) {
+  const actions = read(`actions:${key}`, []);
+  return Array.isArray(actions) ? actions : [];
+}
+
+export function saveActions(key, actions) {
+  return write(`actions:${key}`, actions);
+}
+
+export function forgetActions(key) {
+  forget(`actions:${key}`);
+}
+
+export function submittedRuns(key) {
+  const runs = read(`runs:${key}`, []);
   return Array.isArray(runs) ? runs : [];
 }
 
-export function recordRun(game, seed, run) {
+export function recordRun(key, run) {
+  if (submittedRuns(key).some((entry) => entry.id === run.id)) return;
   const entry = { id: run.id, score: run.score, official: Boolean(run.official), at: Date.now() };
-  write(runsKey(game, seed), [...submittedRuns(game, seed), entry]);
+  write(`runs:${key}`, [...submittedRuns(key), entry]);
 }
 
-// Every game+seed with a run in progress on this device, for the practice page.
+// Daily attempts started here: enough for the home page to say "in progress".
+export function attemptStarted(key) {
+  return Boolean(read(`attempt:${key}`, false));
+}
+
+export function recordAttempt(key) {
+  write(`attempt:${key}`, true);
+}
+
+// Every practice race with moves in progress on this device, for the practice page.
 export function runsInProgress() {
   const found = [];
   try {
     for (let i = 0; i < localStorage.length; i += 1) {
       const key = localStorage.key(i);
-      if (!key || !key.startsWith(PREFIX + "actions:")) continue;
-      const [, , game, ...rest] = key.split(":");
-      const actions = read(key.slice(PREFIX.length), []);
-      if (actions.length) found.push({ game, seed: rest.join(":"), steps: actions.length });
+      if (!key || !key.startsWith(`${PREFIX}actions:`)) continue;
+      const puzzle = key.slice(`${PREFIX}actions:`.length);
+      const steps = savedActions(puzzle).length;
+      if (!steps) continue;
+      const daily = puzzle.indexOf("@");
+      const practice = puzzle.indexOf(":");
+      found.push(daily >= 0
+        ? { game: puzzle.slice(0, daily), date: puzzle.slice(daily + 1), steps }
+        : { game: puzzle.slice(0, practice), seed: puzzle.slice(practice + 1), steps });
     }
   } catch {
     /* storage disabled */

@@ -73,6 +73,16 @@ export function playUrl(game, seed) {
   return `/play/${encodeURIComponent(game)}/${encodeURIComponent(seed)}`;
 }
 
+// A daily's play page: today's is the player's one attempt, a past one is practice.
+export function dailyUrl(game, date) {
+  return `/daily/${encodeURIComponent(date)}/${encodeURIComponent(game)}`;
+}
+
+// Practice of a daily whose attempt is over ("Play again"), never stored as a run.
+export function dailyPracticeUrl(game, date) {
+  return `${dailyUrl(game, date)}/practice`;
+}
+
 // Keep keyboard focus on "the same" control across a re-render: controls carry
 // data-focus-key, and after drawing we focus the one with the remembered key.
 export function rememberFocus() {

@@ -101,14 +101,14 @@ function lastTurn(last) {
     h("div", { class: "row" }, trackCard(last.track, "revealed "), h("ul", { class: "log" }, notes.map((n) => h("li", {}, n)))));
 }
 
-export function createBoard(root, { interactive, onAction }) {
+export function createBoard(root, { interactive, onPlay }) {
   let view = null;
   let legal = [];
   let choice = { card: null, mode: null, event: null };
   let previewTimer = null;
   let busy = false;
 
-  const act = (action) => { if (interactive && !busy) onAction(action); };
+  const act = (action) => { if (interactive && !busy) onPlay([action]); };
   const drives = () => legal.filter((a) => a.type === "drive");
   const offered = (key, partial) => [...new Set(drives().filter((a) =>
     Object.entries(partial).every(([k, v]) => a[k] === v)).map((a) => a[key]))];

@@ -76,13 +76,15 @@ function roadRows(view) {
   return [...unique.values()].sort((a, b) => b.row - a.row);
 }
 
-export function createBoard(root, { interactive, onAction }) {
+export function createBoard(root, { interactive, onPlay }) {
   let view = null;
   let legal = [];
   let selected = null; // {source: "pool", die} or {source: "reserve"}
+  let gearChoice = null; // the gear action chosen this round, sent with the roll
   let busy = false;
 
-  const act = (action) => { if (interactive && !busy && action) onAction(action); };
+  // Actions play in order; a missing one (a control drawn disabled) plays nothing.
+  const act = (...actions) => { if (interactive && !busy && actions.every(Boolean)) onPlay(actions); };
   const ofType = (type) => legal.filter((a) => a.type === type);
   const placeActions = () => {
     if (!selected) return [];
@@ -145,16 +147,28 @@ export function createBoard(root, { interactive, onAction }) {
       h("div", { class: "stat" }, h("span", {}, "Round"), h("b", {}, view.round), h("span", {}, `of at most ${view.max_rounds}`)));
   }
 
+  // A gear change reveals nothing, so it is only chosen here and travels with the roll.
+  function chooseGear(action) {
+    gearChoice = gearChoice === action ? null : action;
+    draw();
+    restoreFocus(root, `gear:${action.gear}`);
+  }
+
   function shiftControls() {
     const gears = ofType("gear");
     const roll = legal.find((a) => a.type === "roll");
+    const gear = gearChoice ? gearChoice.gear : view.gear;
     return h("div", { class: "panel" },
       h("h2", {}, `Round ${view.round}: choose the gear, then roll`),
-      h("p", { class: "muted" }, `Gear ${view.gear} now. One step is free; each further step costs 1 control.`),
+      h("p", { class: "muted" }, `Gear ${view.gear} now${gearChoice ? `, gear ${gear} chosen` : ""}. One step is free; each further step costs 1 control. The gear also sets how many dice the route takes.`),
       interactive ? [
-        h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) =>
-          h("button", { type: "button", "data-focus-key": `gear:${a.gear}`, onclick: () => act(a) }, `Shift to gear ${a.gear}`))),
-        h("div", { class: "actions" }, h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "roll", disabled: !roll, onclick: () => act(roll) }, `Roll the dice in gear ${view.gear}`)),
+        h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) => {
+          const pressed = gearChoice === a;
+          return h("button", { type: "button", "aria-pressed": String(pressed), "data-focus-key": `gear:${a.gear}`, onclick: () => chooseGear(a) },
+            pressed ? `✓ Gear ${a.gear}` : `Shift to gear ${a.gear}`);
+        })),
+        h("div", { class: "actions" }, h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "roll", disabled: !roll,
+          onclick: () => (gearChoice ? act(gearChoice, roll) : act(roll)) }, `Roll the dice in gear ${gear}`)),
       ] : null);
   }
 
@@ -258,6 +272,7 @@ export function createBoard(root, { interactive, onAction }) {
       view = state.view;
       legal = state.legal_actions;
       selected = null;
+      gearChoice = null;
       draw();
     },
     setBusy(value) {
