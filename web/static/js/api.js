@@ -58,8 +58,10 @@ export const api = {
     request("POST", `/puzzles/${part(game)}/${part(seed)}/runs`, name ? { actions, name } : { actions }),
   run: (id) => request("GET", `/runs/${part(id)}`),
   // The daily's one attempt per player: started or resumed, then extended on the server.
-  attempt: (date, game) => request("POST", `/daily/${part(date)}/${part(game)}/attempt`, {}),
-  append: (id, played, actions) => request("POST", `/attempts/${part(id)}/actions`, { played, actions }),
+  attempt: (date, game, name) =>
+    request("POST", `/daily/${part(date)}/${part(game)}/attempt`, name ? { name } : {}),
+  append: (id, played, actions, name) =>
+    request("POST", `/attempts/${part(id)}/actions`, name ? { played, actions, name } : { played, actions }),
 };
 
 // What can be asked about one puzzle: a daily is addressed by its date (its seed may

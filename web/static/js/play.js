@@ -7,7 +7,8 @@
 // A daily whose day is over has a public seed, so its page becomes that seed's practice.
 import { api, puzzleApi } from "./api.js";
 import {
-  dailyKey, forgetActions, recordAttempt, recordRun, saveActions, savedActions, seedKey, submittedRuns,
+  dailyKey, forgetActions, recordAttempt, recordRun, saveActions, saveName, savedActions, savedName, seedKey,
+  submittedRuns,
 } from "./storage.js";
 import { tiebreakText } from "./tiebreaks.js";
 import {
@@ -89,14 +90,15 @@ function attemptSession() {
   return {
     get played() { return played; },
     async resume() {
-      const state = adopt(await withRetries(() => api.attempt(date, game)));
+      const state = adopt(await withRetries(() => api.attempt(date, game, savedName())));
       recordAttempt(dailyKey(game, date));
       return state;
     },
-    async send(more) {
+    // more may be empty when only the name changes (it applies to the run to come).
+    async send(more, name) {
       const expected = played + more.length;
       try {
-        return adopt(await withRetries(() => api.append(id, played, more)));
+        return adopt(await withRetries(() => api.append(id, played, more, name)));
       } catch (error) {
         if (error.status !== 409 || !error.body?.attempt) throw error;
         adopt(error.body);
@@ -121,7 +123,7 @@ async function advance(more) {
   unsay();
   setBusy(true);
   try {
-    draw(await session.send(more), focusKey);
+    draw(await session.send(more), focusKey || "start");
   } catch (error) {
     say(error.message);
   } finally {
@@ -129,12 +131,13 @@ async function advance(more) {
   }
 }
 
+// focusKey: the control to focus afterwards (none: the focus stays where it is).
 function draw(state, focusKey) {
   board.show(state);
   const played = session.played;
   document.getElementById("progress").textContent = played === 1 ? "1 move played" : `${played} moves played`;
   showFinish(state);
-  if (!state.over) restoreFocus(root, focusKey || "start");
+  if (!state.over && focusKey) restoreFocus(root, focusKey);
 }
 
 function scoreText(state) {
@@ -180,6 +183,9 @@ const FINISHES = {
 function showFinish(state) {
   const wasHidden = finish.hidden;
   finish.hidden = !state.over;
+  // A name given now would only apply to later runs, and this attempt's run exists.
+  const nameForm = document.getElementById("name-form");
+  if (nameForm) nameForm.hidden = state.over;
   if (!state.over) return;
   const { summary, links } = FINISHES[mode](state);
   document.getElementById("finish-summary").textContent = summary;
@@ -187,10 +193,33 @@ function showFinish(state) {
   if (wasHidden) document.getElementById("finish-title").focus();
 }
 
+// The official run takes the name the player has when it ends.
+async function rename(event) {
+  event.preventDefault();
+  if (busy) return;
+  const name = document.getElementById("player-name").value.trim();
+  const status = document.getElementById("name-status");
+  if (!name) {
+    status.textContent = "Type a name to save it.";
+    return;
+  }
+  setBusy(true);
+  try {
+    draw(await session.send([], name));
+    saveName(name);
+    status.textContent = `Saved: your run will show as ${name}.`;
+  } catch (error) {
+    say(`The name was not saved. ${error.message}`);
+  } finally {
+    setBusy(false);
+  }
+}
+
 async function submit(event) {
   event.preventDefault();
   const button = document.getElementById("submit-run");
   const name = document.getElementById("player-name").value.trim();
+  saveName(name);
   button.disabled = true;
   try {
     const run = await api.submit(game, seed, session.actions, name || undefined);
@@ -270,6 +299,9 @@ async function start() {
   const { createBoard } = await import(`./boards/${game}.js`);
   board = createBoard(root, { interactive: true, onPlay: advance });
   document.getElementById("submit-form")?.addEventListener("submit", submit);
+  document.getElementById("name-form")?.addEventListener("submit", rename);
+  const nameInput = document.getElementById("player-name");
+  if (nameInput) nameInput.value = savedName();
   document.getElementById("restart")?.addEventListener("click", restart);
   setBusy(true);
   try {

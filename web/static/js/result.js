@@ -6,7 +6,6 @@
 import { api, puzzleApi } from "./api.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { createReplay } from "./replay.js";
-import { dailyKey, seedKey, submittedRuns } from "./storage.js";
 import { clear, dailyPracticeUrl, dailyUrl, gameTitle, h, optimumText, playUrl, puzzleLabel, say } from "./ui.js";
 
 const page = document.getElementById("result");
@@ -26,12 +25,6 @@ function verdict(run, puzzle, mine) {
 
 // The puzzle as the API addresses it: a daily by its date (its seed may be secret).
 const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
-
-// Runs finished on this device are the viewer's own.
-function isMine(run) {
-  const key = run.puzzle.date ? dailyKey(run.game, run.puzzle.date) : seedKey(run.game, run.seed);
-  return [key, seedKey(run.game, run.seed)].some((k) => submittedRuns(k).some((entry) => entry.id === run.id));
-}
 
 function puzzleName(run) {
   const { number } = run.puzzle;
@@ -211,7 +204,7 @@ async function start() {
     const run = await api.run(page.dataset.run);
     const { puzzle } = run;
     const ref = puzzleRef(run);
-    const mine = isMine(run);
+    const mine = run.yours;
     const [board, boards] = await Promise.all([
       puzzleApi(ref).leaderboard().catch(() => ({})),
       import(`./boards/${run.game}.js`),

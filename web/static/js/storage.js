@@ -58,6 +58,16 @@ export function recordRun(key, run) {
   write(`runs:${key}`, [...submittedRuns(key), entry]);
 }
 
+// The name this device puts on the leaderboard.
+export function savedName() {
+  const name = read("name", "");
+  return typeof name === "string" ? name : "";
+}
+
+export function saveName(name) {
+  write("name", name);
+}
+
 // Daily attempts started here: enough for the home page to say "in progress".
 export function attemptStarted(key) {
   return Boolean(read(`attempt:${key}`, false));
