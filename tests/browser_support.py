@@ -14,12 +14,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from flask import Flask
 from playwright.sync_api import ConsoleMessage, Page, expect
 from werkzeug.serving import make_server
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication
 
 LOOPBACK = "127.0.0.1"
 CHROMIUM = "/usr/bin/chromium"
@@ -43,16 +46,26 @@ def chromium_path() -> str:
 
 
 @contextmanager
-def live_server(app: Flask) -> Iterator[str]:
-    """Serve app on a free loopback port in a thread; yields its base URL."""
-    server = make_server(LOOPBACK, 0, app, threaded=True)
+def live_server(app: Flask | WSGIApplication, host: str = LOOPBACK) -> Iterator[str]:
+    """Serve app on a free port of host in a thread; yields its base URL."""
+    server = make_server(host, 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://{LOOPBACK}:{server.server_port}"
+        yield f"http://{host}:{server.server_port}"
     finally:
         server.shutdown()
         thread.join()
+
+
+def one_page_site(html: str) -> WSGIApplication:
+    """A site of one HTML page at every path (another origin's page in the CSRF tests)."""
+
+    def app(_environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/html; charset=utf-8")])
+        return [html.encode()]
+
+    return app
 
 
 # Every content security policy violation becomes a console error that PageWatch sees.

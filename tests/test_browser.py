@@ -16,16 +16,18 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.request import urlopen
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
 from puzzles import GAMES
 from puzzles.playout import random_playout, seeded_chooser
+from service import daily, players
 from service.app import create_app
 from service.config import Config
 from service.migrations import upgrade
@@ -33,12 +35,14 @@ from service.store import PuzzleRecord, Store
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
+    LOOPBACK,
     STEP_TIMEOUT_MS,
     PageWatch,
     chromium_path,
     expect_moves,
     held_back,
     live_server,
+    one_page_site,
     page_weight,
     play_through_ui,
     screenshot,
@@ -49,6 +53,8 @@ from tests.browser_support import (
 PAGE_BUDGET_BYTES = 150 * 1024
 WIDTHS = (390, 1280)
 GAME_NAMES = sorted(GAMES)
+# Another site for the CSRF tests: a different host on the loopback network.
+CROSS_SITE_HOST = "127.0.0.2"
 OpenPage = Callable[..., Page]
 
 
@@ -89,15 +95,19 @@ def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> It
 
 
 SOLVE_JOB = "import sys; from service.jobs import solve_puzzle; solve_puzzle(*sys.argv[1:])"
+DailyOf = Callable[[str, date], PuzzleRecord]
 
 
 @pytest.fixture(scope="session")
-def solved_daily(site: Site) -> Callable[[str], PuzzleRecord]:
-    """Today's puzzle of a game, solved by the worker's own job in a process of its own."""
-    today = {entry["game"]: entry for entry in site.get_json("/api/v1/daily")["puzzles"]}
+def solved_daily(site: Site) -> DailyOf:
+    """A game's daily of a day, recorded by the API and solved by the worker's own job in a
+    process of its own. The test knows the secret key, so it knows today's seed too."""
 
-    def solved(game: str) -> PuzzleRecord:
-        job = (game, today[game]["seed"], today[game]["rules_version"])
+    @cache
+    def solved(game: str, day: date) -> PuzzleRecord:
+        site.get_json(f"/api/v1/daily/{day.isoformat()}")
+        seed = daily.daily_seed(site.env["RALLY_DAILY_KEY"], game, day)
+        job = (game, seed, GAMES[game].rules_version)
         subprocess.run(
             [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
         )
@@ -129,10 +139,13 @@ def open_page(browser: Browser, site: Site, watch: PageWatch) -> Iterator[OpenPa
     """Opens a path in a fresh browser profile (a new player) at a given width."""
     contexts = []
 
-    def open_(path: str, width: int = 1280, base_url: str = site.url) -> Page:
+    def open_(
+        path: str, width: int = 1280, base_url: str = site.url, cookies: list | None = None
+    ) -> Page:
         context = browser.new_context(viewport={"width": width, "height": 900}, base_url=base_url)
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
         context.set_default_timeout(STEP_TIMEOUT_MS)
+        context.add_cookies(cookies or [])
         contexts.append(context)
         page = context.new_page()
         watch.attach(page)
@@ -149,55 +162,275 @@ def practice_run(game: str, seed: str) -> list[Any]:
     return random_playout(GAMES[game], seed, seeded_chooser(seed, "browser"))[1]
 
 
+def tiebreak_words(game: str, tiebreak: int) -> str:
+    return f"in {-tiebreak} rounds" if game == "rallye-raser" else f"final speed {tiebreak}"
+
+
+def player_cookie(page: Page) -> str | None:
+    cookies = page.context.cookies()
+    return next((c["value"] for c in cookies if c["name"] == players.COOKIE_NAME), None)
+
+
+def assert_seed_unknown(page: Page, seed: str) -> None:
+    """Neither the page nor what it keeps on the device holds today's secret seed."""
+    assert seed not in page.content()
+    assert seed not in page.evaluate("JSON.stringify({...localStorage})")
+
+
+def drop_first_answer(page: Page, pattern: str) -> list[str]:
+    """The first request matching pattern reaches the server, but its answer is lost."""
+    dropped: list[str] = []
+
+    def handle(route: Route) -> None:
+        if dropped:
+            route.continue_()
+            return
+        route.fetch()
+        dropped.append(route.request.url)
+        route.abort("connectionreset")
+
+    page.route(pattern, handle)
+    return dropped
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
-def test_a_daily_played_along_the_witness_reaches_the_optimum(
-    game: str, open_page: OpenPage, solved_daily: Callable[[str], PuzzleRecord]
+def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
+    game: str, open_page: OpenPage, watch: PageWatch, solved_daily: DailyOf
 ):
-    puzzle = solved_daily(game)
+    day = daily.today()
+    puzzle = solved_daily(game, day)
+    witness = puzzle.witness
     page = open_page("/")
     page.locator(f'.puzzle-card[data-game="{game}"] a.primary').click()
+    expect(page).to_have_url(re.compile(f"/daily/{day}/{game}$"))
+    wait_until_idle(page)
+    optimum = f"{puzzle.optimum} ({tiebreak_words(game, puzzle.tiebreak)})"
+    expect(page.locator("#optimum")).to_have_text(optimum)
+    expect(page.locator("#stakes")).to_contain_text("Official attempt")
+    expect(page.locator("#restart")).to_have_count(0)
+    page.get_by_label("Name on the leaderboard").fill("Ada")
+    page.get_by_role("button", name="Save name").click()
+    expect(page.locator("#name-status")).to_have_text("Saved: your run will show as Ada.")
+
+    # A reload continues the attempt where it was.
+    half = settled_prefix(game, witness, len(witness) // 2)
+    play_through_ui(page, game, witness[:half])
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"daily-{game}-mid-game-{width}")
+    page.reload()
+    expect_moves(page, half)
+    wait_until_idle(page)
+    assert_seed_unknown(page, puzzle.seed)
+
+    # Another device with the same cookie continues the same attempt; the first page,
+    # now behind, is told and shown where the attempt stands when it plays on.
+    other = open_page(f"/daily/{day}/{game}", cookies=page.context.cookies())
+    expect_moves(other, half)
+    stale = settled_prefix(game, witness, half + 1)
+    ahead = settled_prefix(game, witness, stale + 1)
+    play_through_ui(other, game, witness[half:ahead], already=half)
+    for action in witness[half:stale]:
+        for selector in CLICKS[game](action):
+            page.locator(selector).click()
+    expect_moves(page, ahead)
+    expect(page.locator("#messages")).to_contain_text("went on in another tab or on another device")
+
+    # An answer lost on the way: the page sends the same request again, applied once.
+    dropped = drop_first_answer(page, "**/api/v1/attempts/*/actions")
+    later = settled_prefix(game, witness, ahead + 1)
+    play_through_ui(page, game, witness[ahead:later], already=ahead)
+    page.unroute("**/api/v1/attempts/*/actions")
+    assert len(dropped) == 1
+    expect(page.locator("#messages")).to_be_empty()
+
+    play_through_ui(page, game, witness[later:], already=later)
+    expect(page.locator("#finish-summary")).to_contain_text(f"Your official run scored {optimum}.")
+    expect(page.locator("#name-form")).to_be_hidden()
+    page.get_by_role("link", name="See the result and the optimal line").click()
+    page.wait_for_url("**/runs/*")
+    run_id = page.url.rsplit("/", 1)[1]
+    run = page.request.get(f"/api/v1/runs/{run_id}").json()
+    assert (run["score"], run["tiebreak"], run["official"]) == (
+        puzzle.optimum,
+        puzzle.tiebreak,
+        True,
+    )
+    assert run["name"] == "Ada" and run["actions"] == witness
+    check_own_result(page, game, puzzle)
+    assert_seed_unknown(page, puzzle.seed)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"daily-{game}-result-{width}")
+
+    check_shared_result(open_page, game, puzzle, run_id)
+
+    page.get_by_role("link", name="Play again (practice)").click()
+    expect(page).to_have_url(re.compile(f"/daily/{day}/{game}/practice$"))
+    wait_until_idle(page)
+    expect(page.locator("#stakes")).to_contain_text("never stored")
+    play_through_ui(page, game, witness[:half])
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Start over").click()
+    expect_moves(page, 0)
+    assert_seed_unknown(page, puzzle.seed)
+    watch.expected("status of 409", "ERR_CONNECTION_RESET")
+
+
+def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
+    """The result page of the viewer's own official run of today's daily."""
+    expect(page.locator("#result-title")).to_have_text(f"{GAMES[game].title} #{puzzle.number}")
+    expect(page.locator("#score-label")).to_have_text("Your score")
+    expect(page.locator("#your-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#verdict")).to_contain_text("Optimal: you matched")
+    expect(page.locator("#place")).to_have_text("Your place: 1 of 1 official run.")
+    expect(page.locator("#histogram .bar.mine")).to_have_count(1)
+    for replay in ("#replay-run", "#replay-best"):
+        page.locator(replay).get_by_role("button", name="Last step").click()
+        expect(page.locator(f"{replay} .step-label")).to_contain_text(
+            f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
+        )
+    page.locator("#share").click()
+    expect(page.locator("#share-status")).to_contain_text("Copied")
+    shared = page.evaluate("navigator.clipboard.readText()")
+    assert f"{GAMES[game].title} #{puzzle.number}" in shared
+    assert f"{puzzle.optimum} points, optimum {puzzle.optimum}" in shared
+
+
+def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, run_id: str) -> None:
+    """Someone else's run of today's daily: whose it is and its score, but not its line."""
+    for width in WIDTHS:
+        visitor = open_page(f"/runs/{run_id}", width)
+        title = f"Ada scored {puzzle.optimum} on {GAMES[game].title} #{puzzle.number}: play it"
+        expect(visitor.locator("#result-title")).to_have_text(title)
+        expect(visitor.locator("#score-label")).to_have_text("Ada's score")
+        expect(visitor.locator("#replay-run")).to_contain_text("finished your own attempt")
+        expect(visitor.locator("#replay-best")).to_contain_text("finished your own attempt")
+        expect(visitor.locator("#share")).to_be_hidden()
+        expect(visitor.locator("#result")).to_have_attribute("aria-busy", "false")
+        screenshot(visitor, f"daily-{game}-shared-result-{width}")
+        visitor.get_by_role("link", name="play it").click()
+        expect(visitor).to_have_url(re.compile(f"/daily/{puzzle.daily_date}/{game}$"))
+        wait_until_idle(visitor)
+        expect_moves(visitor, 0)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_practice(
+    game: str, open_page: OpenPage, solved_daily: DailyOf
+):
+    yesterday = daily.today() - timedelta(days=1)
+    puzzle = solved_daily(game, yesterday)
+    page = open_page("/archive")
+    page.get_by_role("link", name=f"Play {GAMES[game].title} #{puzzle.number}").click()
     expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
     wait_until_idle(page)
-    tiebreak = (
-        f"in {-puzzle.tiebreak} rounds"
-        if game == "rallye-raser"
-        else f"final speed {puzzle.tiebreak}"
-    )
-    expect(page.locator("#optimum")).to_have_text(f"{puzzle.optimum} ({tiebreak})")
+    expect(page.locator("#puzzle-label")).to_have_text(f"Daily #{puzzle.number} · {yesterday}")
+    expect(page.locator("#restart")).to_be_visible()
 
     play_through_ui(page, game, puzzle.witness)
     expect(page.locator("#finish-summary")).to_contain_text(f"score of {puzzle.optimum}.")
     page.locator("#submit-run").click()
     page.wait_for_url("**/runs/*")
-
     expect(page.locator("#your-score")).to_have_text(str(puzzle.optimum))
-    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
     expect(page.locator("#verdict")).to_contain_text("Optimal")
-    expect(page.locator("#place")).to_have_text("Your place: 1 of 1 official run.")
-    expect(page.locator("#histogram .bar.mine")).to_have_count(1)
+    expect(page.locator("#official")).to_contain_text("Practice run")
     run = page.request.get(f"/api/v1/runs/{page.url.rsplit('/', 1)[1]}").json()
-    assert (run["score"], run["tiebreak"]) == (puzzle.optimum, puzzle.tiebreak)
-    assert run["official"]
-
-    best = page.locator("#replay-best")
-    best.get_by_role("button", name="Last step").click()
-    expect(best.locator(".step-label")).to_contain_text(
-        f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
+    assert (run["score"], run["tiebreak"], run["official"]) == (
+        puzzle.optimum,
+        puzzle.tiebreak,
+        False,
     )
-    page.locator("#share").click()
-    expect(page.locator("#share-status")).to_contain_text("Copied")
-    shared = page.evaluate("navigator.clipboard.readText()")
-    title = GAMES[game].title
-    assert f"{title} #{puzzle.number}" in shared
-    assert f"{puzzle.optimum} points, optimum {puzzle.optimum}" in shared
-    assert shared.endswith(f"/runs/{run['id']}")
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        screenshot(page, f"result-{game}-{width}")
 
-    friend = open_page(f"/runs/{run['id']}")
-    expect(friend.locator("#your-score")).to_have_text(str(puzzle.optimum))
-    expect(friend.locator("#replay-best")).to_contain_text("once the day is over")
+
+ATTEMPT_NOW = """async ([day, game]) => {
+  const answer = await fetch(`/api/v1/daily/${day}/${game}/attempt`,
+    {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"});
+  return answer.json();
+}"""
+# A page of another origin on the same site (another port of the same host) posting as
+# text/plain, which needs no CORS preflight and carries the visitor's SameSite=Lax cookie.
+SAME_SITE_FETCHES = """<!doctype html><title>Another page</title><script>
+const attack = ATTACK;
+const post = ([path, body]) => fetch(attack.site + path, {method: "POST", mode: "no-cors",
+  credentials: "include", headers: {"Content-Type": "text/plain"}, body: JSON.stringify(body)});
+Promise.allSettled(attack.posts.map(post)).then(() => { document.title = "sent"; });
+</script>"""
+# A form on another site: a top-level POST, the one request a form can make across sites.
+CROSS_SITE_FORM = """<!doctype html><title>Win a prize</title>
+<form method="post" enctype="text/plain" action="ACTION">
+<input type="hidden" name='{"name": "Mallory", "x": "' value='"}'>
+<button>Claim your prize</button></form>"""
+
+
+def test_writes_from_other_origins_are_refused_and_keep_the_players_cookie(
+    site: Site, open_page: OpenPage
+):
+    game, day = "crazy-rally", daily.today().isoformat()
+    page = open_page(f"/daily/{day}/{game}")
+    wait_until_idle(page)
+    cookie = player_cookie(page)
+    attempt = page.evaluate(ATTEMPT_NOW, [day, game])
+    assert cookie is not None and attempt["played"] == 0
+    run = practice_run(game, "browser-csrf")
+    attack = {
+        "site": site.url,
+        "posts": [
+            [
+                f"/api/v1/attempts/{attempt['attempt']}/actions",
+                {"played": 0, "actions": attempt["legal_actions"][:1]},
+            ],
+            [f"/api/v1/daily/{day}/{game}/attempt", {"name": "Mallory"}],
+            [f"/api/v1/puzzles/{game}/browser-csrf/runs", {"actions": run, "name": "Mallory"}],
+        ],
+    }
+    refused: list[int] = []
+    same_site = SAME_SITE_FETCHES.replace("ATTACK", json.dumps(attack))
+    with live_server(one_page_site(same_site), LOOPBACK) as other_port:
+        other = page.context.new_page()
+        other.on(
+            "response", lambda r: r.url.startswith(site.url + "/") and refused.append(r.status)
+        )
+        other.goto(other_port)
+        expect(other).to_have_title("sent")
+    assert refused == [403, 403, 403]
+
+    form = CROSS_SITE_FORM.replace("ACTION", f"{site.url}/api/v1/daily/{day}/{game}/attempt")
+    with live_server(one_page_site(form), CROSS_SITE_HOST) as other_site:
+        other = page.context.new_page()
+        other.goto(other_site)
+        with other.expect_response(lambda r: r.url.startswith(site.url + "/")) as answer:
+            other.get_by_role("button", name="Claim your prize").click()
+        assert answer.value.status == 403
+
+    assert player_cookie(page) == cookie
+    after = page.evaluate(ATTEMPT_NOW, [day, game])
+    assert (after["attempt"], after["played"]) == (attempt["attempt"], 0)
+
+
+def test_no_page_breaks_the_content_security_policy(open_page: OpenPage, watch: PageWatch):
+    day = daily.today().isoformat()
+    paths = [
+        *static_pages("browser-csp"),
+        *(f"/daily/{day}/{game}" for game in GAME_NAMES),
+        "/runs/no-such-run",
+        "/no-such-page",
+    ]
+    for path in paths:
+        page = open_page(path)
+        page.wait_for_load_state("networkidle")
+        policy = page.request.get(path).headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy, path
+        page.context.close()
+    watch.expected("status of 404")
+    # The watch does see a violation: an inline style attribute is refused and reported.
+    page = open_page("/")
+    with page.expect_console_message(lambda message: "CSP violation" in message.text):
+        page.evaluate(
+            "document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')"
+        )
+    watch.expected("CSP violation")
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

@@ -95,18 +95,22 @@ function attemptSession() {
       return state;
     },
     // more may be empty when only the name changes (it applies to the run to come).
+    // The answer is the attempt as it stands, also when it is a 409 or the answer to a
+    // resent request: moves played elsewhere meanwhile are shown, and said.
     async send(more, name) {
       const expected = played + more.length;
+      let answer;
       try {
-        return adopt(await withRetries(() => api.append(id, played, more, name)));
+        answer = await withRetries(() => api.append(id, played, more, name));
       } catch (error) {
         if (error.status !== 409 || !error.body?.attempt) throw error;
-        adopt(error.body);
-        if (played !== expected) {
-          say("This attempt went on in another tab or on another device: here is where it stands now.", "info");
-        }
-        return error.body;
+        answer = error.body;
       }
+      adopt(answer);
+      if (played !== expected) {
+        say("This attempt went on in another tab or on another device: here is where it stands now.", "info");
+      }
+      return answer;
     },
   };
 }
