@@ -74,7 +74,7 @@ def known_date(text: str) -> str:
 
 
 @blueprint.get("/daily/<day>/<game>")
-def daily(day: str, game: str) -> str:
+def play_daily(day: str, game: str) -> str:
     """Today's daily is the player's one attempt, played on the server; a past one, practice."""
     known_game(game)
     return render_template(
@@ -83,7 +83,7 @@ def daily(day: str, game: str) -> str:
 
 
 @blueprint.get("/daily/<day>/<game>/practice")
-def daily_practice(day: str, game: str) -> str:
+def practice_daily(day: str, game: str) -> str:
     """Practice of a daily once the player's attempt of it is over ("Play again")."""
     known_game(game)
     return render_template(
