@@ -310,7 +310,7 @@ def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, ru
         expect(visitor.locator("#share")).to_be_hidden()
         expect(visitor.locator("#result")).to_have_attribute("aria-busy", "false")
         screenshot(visitor, f"daily-{game}-shared-result-{width}")
-        visitor.get_by_role("link", name="play it").click()
+        visitor.get_by_role("link", name="play it", exact=True).click()
         expect(visitor).to_have_url(re.compile(f"/daily/{puzzle.daily_date}/{game}$"))
         wait_until_idle(visitor)
         expect_moves(visitor, 0)

@@ -106,7 +106,7 @@ function histogram(board, run, puzzle, mine) {
     const whose = mine ? "yours" : "this run";
     return h("div", { class: `bar${here ? " mine" : ""}`, role: "listitem",
       "aria-label": `score ${score}: ${count} ${count === 1 ? "run" : "runs"}${here ? `, including ${whose}` : ""}${score === puzzle.optimum ? " (the optimum)" : ""}` },
-      here ? h("span", { class: "you", "aria-hidden": "true" }, mine ? "▼ you" : "▼ this run") : null,
+      here ? h("span", { class: "you", "aria-hidden": "true" }, mine ? "▼ you" : "▼") : null,
       h("span", { class: "count", "aria-hidden": "true" }, count || ""),
       barFill(count / tallest));
   });
@@ -115,7 +115,10 @@ function histogram(board, run, puzzle, mine) {
       h("div", { class: "histogram", role: "list", "aria-label": "Official scores of this puzzle" }, bars),
       h("div", { class: "histogram-axis", "aria-hidden": "true" }, shown.map(([score]) =>
         h("span", {}, score === puzzle.optimum ? `${score}★` : score)))),
-    Number.isInteger(puzzle.optimum) ? h("p", { class: "muted small" }, "★ the optimum") : null);
+    h("p", { class: "muted small" }, [
+      run.official && !mine ? "▼ this run" : null,
+      Number.isInteger(puzzle.optimum) ? "★ the optimum" : null,
+    ].filter(Boolean).join(" · ")));
 }
 
 function place(board, run, mine) {

@@ -78,7 +78,8 @@ function carSheet(view) {
     h("h2", {}, "Car sheet"),
     h("div", { class: "stat-row" },
       stat("Max speed", view.car.max_speed),
-      stat("Manoeuvrability", view.manoeuvrability, `of ${view.car.manoeuvrability}`),
+      // A soft hyphen lets the longest label break inside its narrow box.
+      stat("Manoeuvra\u00adbility", view.manoeuvrability, `of ${view.car.manoeuvrability}`),
       stat("Body", view.body, `of ${view.car.body}`),
       stat("Speed", view.speed),
       stat("Distance", view.distance),
