@@ -430,7 +430,7 @@ def test_no_page_breaks_the_content_security_policy(open_page: OpenPage, watch: 
         page.evaluate(
             "document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')"
         )
-    watch.expected("CSP violation")
+    watch.expected("CSP violation", "Content Security Policy")
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
