@@ -192,5 +192,7 @@ def play_through_ui(page: Page, game: str, actions: list[Any], already: int = 0)
 def screenshot(page: Page, name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    # From the top: scrolled down, a sticky panel (the dice tray) is drawn out of place.
+    page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(path), full_page=True)
     return path
