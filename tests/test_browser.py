@@ -68,8 +68,8 @@ def served_site(folder: Path, redis_url: str, **settings: str) -> Iterator[Site]
         "RALLY_INSTANCE_PATH": str(folder / "i"),
         "DATABASE_URL": f"sqlite:///{folder / 'rally.sqlite3'}",
         "REDIS_URL": redis_url,
-        "RALLY_SECRET_KEY": "browser-test-secret",
-        "RALLY_DAILY_KEY": "browser-test-daily-key",
+        "RALLY_SECRET_KEY": "browser-test-secret-key-of-at-least-32-bytes",
+        "RALLY_DAILY_KEY": "browser-test-daily-key-of-at-least-32-bytes",
         **settings,
     }
     config = Config.from_env(env)
