@@ -18,7 +18,7 @@ from service.api import dailies
 from service.jobs import store_solution
 from service.openapi import ApiError
 from service.players import COOKIE_NAME
-from service.queue import web_connection
+from service.queue import solve_job_id, web_connection
 from service.ratelimit import RateLimiter
 from service.redis_server import EmbeddedRedis
 from service.store import PuzzleRecord, Store
@@ -214,7 +214,7 @@ def test_a_new_seed_is_recorded_pending_and_queued_for_solving(
         "commitment": daily.commitment(game_name, rules_version, PRACTICE_SEED),
     }
     assert api_store.get_puzzle(game_name, PRACTICE_SEED, rules_version) is not None
-    job_id = f"solve-{game_name}-{PRACTICE_SEED}-{rules_version}"
+    job_id = solve_job_id(game_name, PRACTICE_SEED, rules_version)
     assert Job.exists(job_id, connection=redis.Redis.from_url(redis_url))
 
 
