@@ -84,7 +84,7 @@ class AttemptStorage:
         True when it was created now. Concurrent starts create one attempt."""
         with self._write() as session:
             self._upsert_player(session, player_id, display_name)
-            created = session.execute(
+            created = session.scalar(
                 self._insert(Attempt)
                 .values(
                     id=secrets.token_urlsafe(12),
@@ -96,10 +96,11 @@ class AttemptStorage:
                     over=False,
                 )
                 .on_conflict_do_nothing(index_elements=["puzzle_id", "player_id"])
-            ).rowcount
+                .returning(Attempt.id)
+            )
         found = AttemptStorage.find_attempt(self, puzzle_id, player_id)
         assert found is not None, "an attempt just inserted or found conflicting must exist"
-        return found, created == 1
+        return found, created is not None
 
     def append_to_attempt(
         self: _Storage,
