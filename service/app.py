@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
-from service import pages, players, security
+from service import pages, players, same_origin, security
 from service.api import API_PREFIX, Services
 from service.api import blueprint as api_blueprint
 from service.config import Config
@@ -19,7 +19,7 @@ from service.queue import web_connection
 from service.ratelimit import RateLimiter
 from service.store import Store
 
-# How long each process keeps the hottest reads (see service.api.ShortCache).
+# How long each process keeps the hottest reads (see service.api.common.ShortCache).
 CACHE_SECONDS = 1.0
 
 
@@ -39,9 +39,12 @@ def create_app(config: Config | None = None) -> Flask:
             web_connection(config.redis_url),
             writes_per_minute=config.writes_per_minute,
             new_seeds_per_hour=config.new_seeds_per_hour,
+            attempts_per_address=config.attempts_per_address,
+            new_players_per_hour=config.new_players_per_hour,
         ),
     )
     app.register_error_handler(HTTPException, error_response)
+    same_origin.init_app(app)
     players.init_app(app)
     security.init_app(app)
     app.register_blueprint(api_blueprint)

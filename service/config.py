@@ -12,10 +12,21 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 # A unix socket path must fit in sockaddr_un.sun_path (108 bytes with the NUL on Linux).
 MAX_SOCKET_PATH = 107
 REDIS_SOCKET_NAME = "redis.sock"
+# Shortest key accepted from the environment: a short key can be found by brute force
+# from one revealed daily seed, and with it every coming seed.
+MIN_KEY_BYTES = 32
+# Where `rally serve` listens by default, and so the default public address of share URLs.
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+class ConfigError(ValueError):
+    """A setting that the service refuses to start with; the message says which and why."""
 
 
 def _int_setting(env: Mapping[str, str], name: str, default: int, minimum: int = 1) -> int:
@@ -25,10 +36,21 @@ def _int_setting(env: Mapping[str, str], name: str, default: int, minimum: int =
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"{name} must be an integer, not {raw!r}") from None
+        raise ConfigError(f"{name} must be an integer, not {raw!r}") from None
     if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, not {value}")
+        raise ConfigError(f"{name} must be at least {minimum}, not {value}")
     return value
+
+
+def _public_url(env: Mapping[str, str]) -> str:
+    """The address players reach the site at (share URLs are built on it), without a
+    trailing slash; never taken from a request's Host header."""
+    raw = env.get("RALLY_PUBLIC_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
+    parsed = urlsplit(raw)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.query:
+        raise ConfigError(f"RALLY_PUBLIC_URL must be an http(s) address like "
+                          f"https://rally.example.org, not {raw!r}")
+    return raw.rstrip("/")
 
 
 def _secret_from_file(path: Path) -> str:
@@ -48,9 +70,31 @@ def _secret_from_file(path: Path) -> str:
 def _secret(env: Mapping[str, str], name: str, instance_path: Path, file_name: str) -> str:
     value = env.get(name)
     if value:
+        if len(value.encode()) < MIN_KEY_BYTES:
+            raise ConfigError(
+                f"{name} is {len(value.encode())} bytes long: use at least {MIN_KEY_BYTES} "
+                "random bytes (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))'), "
+                "or leave it unset to have one generated in the instance folder"
+            )
         return value
-    instance_path.mkdir(parents=True, exist_ok=True)
+    instance_path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return _secret_from_file(instance_path / file_name)
+
+
+def secure_instance_folder(instance_path: Path) -> None:
+    """Create the instance folder readable by its owner only, and make an existing one so;
+    files created later by this process and its children are owner-only too (umask 077).
+
+    It holds the database, the Redis files and the generated keys: nobody else on
+    the machine may read them (the keys give every coming daily's seed).
+    """
+    os.umask(0o077)
+    instance_path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if instance_path.stat().st_uid == os.getuid():
+        instance_path.chmod(0o700)
+        for path in instance_path.rglob("*"):
+            if not path.is_symlink() and path.stat().st_uid == os.getuid():
+                path.chmod(0o700 if path.is_dir() else 0o600)
 
 
 @dataclass(frozen=True)
@@ -66,6 +110,11 @@ class Config:
     max_body_bytes: int
     writes_per_minute: int
     new_seeds_per_hour: int
+    # Attempts one client address may start on one daily (a household or an office shares one).
+    attempts_per_address: int
+    new_players_per_hour: int
+    # The site's address as players reach it, without a trailing slash: share URLs start with it.
+    public_url: str
     solve_timeout: int
     solve_retries: int
     # Seconds before a failed job's first retry; later retries wait 6 and 30 times longer.
@@ -96,7 +145,7 @@ class Config:
         external_redis_url = env.get("REDIS_URL") or None
         socket = instance_path / REDIS_SOCKET_NAME
         if not external_redis_url and len(str(socket)) > MAX_SOCKET_PATH:
-            raise ValueError(
+            raise ConfigError(
                 f"the Redis socket path {socket} is too long for a unix socket: "
                 "use a shorter RALLY_INSTANCE_PATH or set REDIS_URL"
             )
@@ -110,6 +159,9 @@ class Config:
             max_body_bytes=_int_setting(env, "RALLY_MAX_BODY_BYTES", 64 * 1024),
             writes_per_minute=_int_setting(env, "RALLY_WRITES_PER_MINUTE", 120),
             new_seeds_per_hour=_int_setting(env, "RALLY_NEW_SEEDS_PER_HOUR", 60),
+            attempts_per_address=_int_setting(env, "RALLY_ATTEMPTS_PER_ADDRESS", 10),
+            new_players_per_hour=_int_setting(env, "RALLY_NEW_PLAYERS_PER_HOUR", 30),
+            public_url=_public_url(env),
             solve_timeout=_int_setting(env, "RALLY_SOLVE_TIMEOUT", 600),
             solve_retries=_int_setting(env, "RALLY_SOLVE_RETRIES", 3),
             retry_delay=_int_setting(env, "RALLY_RETRY_DELAY", 10, minimum=0),

@@ -53,7 +53,8 @@ def solve_puzzle(game: str, seed: str, rules_version: str) -> str:
     _config, store = worker_context()
     puzzle = store.get_puzzle(game, seed, rules_version)
     if puzzle is None:
-        raise LookupError(f"no puzzle {game}/{seed} under rules {rules_version} is recorded")
+        # The seed is not named: it may be a coming daily's, which no log line may show.
+        raise LookupError(f"no puzzle of {game} under rules {rules_version} has this seed")
     if puzzle.status == "solved":
         return "already solved"
     current = GAMES[game].rules_version

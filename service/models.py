@@ -1,4 +1,4 @@
-"""The tables of what must not be lost: puzzles with their optima, players and runs.
+"""The tables of what must not be lost: puzzles with their optima, players, runs and attempts.
 
 The same models serve SQLite and PostgreSQL; the schema itself is created and
 changed only by the Alembic migrations in service/migrations.
@@ -114,4 +114,32 @@ class Run(Base):
     tiebreak: Mapped[int] = mapped_column(Integer)
     finished: Mapped[bool] = mapped_column(Boolean)
     official: Mapped[bool] = mapped_column(Boolean)
+    # The player's name when the run was stored: a later name change leaves it as it was.
+    display_name: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class Attempt(Base):
+    """A player's one play of a daily, held by the server: the actions so far and the state
+    they lead to. When the game is over it becomes the player's run (`run_id`)."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (
+        # One attempt per player and puzzle: a second start returns the first.
+        UniqueConstraint("puzzle_id", "player_id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    actions: Mapped[list[Any]] = mapped_column(JSON)
+    # len(actions), the version every append is conditioned on.
+    played: Mapped[int] = mapped_column(Integer)
+    # The engine's state after the actions, so an append applies only the new ones.
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    over: Mapped[bool] = mapped_column(Boolean)
+    run_id: Mapped[str | None] = mapped_column(ForeignKey("runs.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utc_now, onupdate=utc_now
+    )

@@ -33,8 +33,10 @@ MAX_MESSAGE_CHARS = 300
 ERROR_DESCRIPTIONS = {
     400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a value of the "
     "wrong type or shape, an invalid seed",
-    403: "Not yet public",
-    404: "No such game, puzzle, run or date",
+    403: "Refused: a write that is not JSON or not from this site, or a daily's line that "
+    "is not public yet",
+    404: "No such game, puzzle, daily, attempt or run (or not yours, or not public yet)",
+    409: "Conflict: the answer says the current state (an attempt's, or that the daily is over)",
     413: "The request body is larger than the documented limit",
     422: "An illegal run: the answer names the action index and the rule broken",
     429: "Too many requests: wait the number of seconds in Retry-After",
@@ -232,7 +234,8 @@ class Api:
         params = tuple(self.params[name] for name in _FLASK_PLACEHOLDER.findall(rule))
         error_statuses = set(errors) | {param.invalid_status for param in params}
         if body is not None:
-            error_statuses |= {400, 413}
+            # Every write: a malformed body, a body not JSON or not same-origin, a body too big.
+            error_statuses |= {400, 403, 413}
 
         def register(view: View) -> View:
             self.operations.append(

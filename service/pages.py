@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import markdown
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, current_app, render_template
 from markupsafe import Markup
 
 from puzzles import GAMES, validate_seed
+from service import daily
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 WEB = PROJECT_ROOT / "web"
@@ -56,6 +57,10 @@ def play(game: str, seed: str) -> str:
     try:
         validate_seed(seed)
     except ValueError:
+        abort(404)
+    # Today's and coming dailies are played by date, never by seed.
+    day = daily.daily_date_of(current_app.extensions["rally"].config.daily_key, game, seed)
+    if day is not None and not daily.is_revealed(day):
         abort(404)
     return render_template(
         "play.html", game=game, seed=seed, mode="practice", title=GAMES[game].title

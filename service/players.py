@@ -1,21 +1,32 @@
 """Anonymous players: an id in a signed cookie, created on a player's first write.
 
-Nothing is asked of a player: the first accepted run gives them a random id, kept
+Nothing is asked of a player: the first accepted write gives them a random id, kept
 in a cookie signed with RALLY_SECRET_KEY so that nobody can claim another
-player's id (and with it their official runs or access to a daily's solution).
+player's id (and with it their attempts, official runs or a daily's solution).
+New ids are rate limited per address. Only writes hand out ids, and every write
+is checked to come from the site itself (service.same_origin), so no request
+from another site ever sets or replaces the cookie.
 """
 
 from __future__ import annotations
 
 import secrets
+import unicodedata
 
 from flask import Flask, Response, current_app, g, request
 from itsdangerous import BadSignature, Signer
+
+from service.openapi import ApiError
 
 COOKIE_NAME = "rally_player"
 # Browsers cap a cookie's lifetime at 400 days.
 COOKIE_MAX_AGE = 400 * 24 * 3600
 _SIGNER_SALT = "rally-daily/player"
+MAX_NAME_CHARS = 40
+# Unicode categories a display name may not hold: control, format (bidirectional
+# overrides and isolates, zero-width spaces and joiners, soft hyphen), surrogate,
+# private use and unassigned characters. They reorder or hide what others read.
+_REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
 
 def _signer() -> Signer:
@@ -33,13 +44,37 @@ def current_player_id() -> str | None:
         return None
 
 
+def request_player_id() -> str | None:
+    """The caller's id: from the cookie, or the new one this request is handing out."""
+    return current_player_id() or g.get("new_player_id")
+
+
 def player_id_for_write() -> str:
-    """The current player's id, or a new one whose cookie goes out with a successful answer."""
+    """The current player's id, or a new one whose cookie goes out with a successful answer
+    (ApiError 429 when this address has had too many new ids lately)."""
     existing = current_player_id()
     if existing is not None:
         return existing
+    limiter = current_app.extensions["rally"].limiter
+    limiter.check(limiter.new_players)
     g.new_player_id = secrets.token_urlsafe(16)
     return g.new_player_id
+
+
+def clean_display_name(raw: str | None) -> str | None:
+    """The name in Unicode NFC, or ApiError 400 when it is blank, too long, or holds a
+    control, bidirectional, zero-width or other invisible character."""
+    if raw is None:
+        return None
+    name = unicodedata.normalize("NFC", raw)
+    refused = next((c for c in name if unicodedata.category(c) in _REFUSED_CATEGORIES), None)
+    if refused is not None:
+        raise ApiError(400, f"name: the character U+{ord(refused):04X} is not allowed in a name")
+    if not name.strip():
+        raise ApiError(400, "name: a name must show at least one visible character")
+    if len(name) > MAX_NAME_CHARS:
+        raise ApiError(400, f"name: at most {MAX_NAME_CHARS} characters")
+    return name
 
 
 def _send_new_player_cookie(response: Response) -> Response:

@@ -76,6 +76,7 @@ def worker() -> None:
 @workers_option
 def web(host: str, port: int, workers: int) -> None:
     """Serve the web app and API with gunicorn against REDIS_URL and DATABASE_URL."""
+    os.environ.setdefault("RALLY_PUBLIC_URL", f"http://{host}:{port}")
     command = gunicorn_command(host, port, workers)
     os.execv(command[0], command)
 
@@ -167,7 +168,11 @@ def serve(host: str, port: int, workers: int) -> None:
 
     config = Config.from_env()
     upgrade(config.database_url)
-    env = {**os.environ, "RALLY_INSTANCE_PATH": str(config.instance_path)}
+    env = {
+        "RALLY_PUBLIC_URL": f"http://{host}:{port}",  # share URLs, unless set otherwise
+        **os.environ,
+        "RALLY_INSTANCE_PATH": str(config.instance_path),
+    }
     rally = [sys.executable, "-m", "service.cli"]
     with ExitStack() as stack:
         if config.embedded_redis:

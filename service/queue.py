@@ -22,6 +22,7 @@ from rq.job import Job, JobStatus
 
 from puzzles import GAMES
 from service.config import Config
+from service.daily import commitment
 
 QUEUE_NAME = "solve"
 # Waits between attempts of a failed job, in multiples of RALLY_RETRY_DELAY.
@@ -38,7 +39,9 @@ _connections: dict[tuple[int, str], redis.Redis] = {}
 
 
 def solve_job_id(game: str, seed: str, rules_version: str) -> str:
-    return f"solve-{game}-{seed}-{rules_version}"
+    """The job's id names the puzzle by its commitment: workers log job ids, and the seed of
+    a coming daily must not reach any log."""
+    return f"solve-{game}-{rules_version}-{commitment(game, rules_version, seed)[:32]}"
 
 
 def plan_job_id(slot_start: datetime) -> str:
@@ -102,6 +105,7 @@ def enqueue_solve(queue: Queue, config: Config, game: str, seed: str, rules_vers
             seed,
             rules_version,
             job_id=job_id,
+            description=job_id,  # by default the call with its arguments, the seed among them
             unique=True,
             job_timeout=config.solve_timeout,
             retry=_retry(config),
@@ -172,5 +176,6 @@ def request_solve(game: str, seed: str, config: Config | None = None) -> bool:
     try:
         return enqueue_solve(queue, config, game, seed, GAMES[game].rules_version)
     except redis.RedisError as error:
-        log.warning("Redis unreachable, %s/%s stays pending for the sweep: %s", game, seed, error)
+        job_id = solve_job_id(game, seed, GAMES[game].rules_version)
+        log.warning("Redis unreachable, %s stays pending for the sweep: %s", job_id, error)
         return False

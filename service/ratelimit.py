@@ -49,17 +49,31 @@ def client_key() -> str:
 class RateLimiter:
     """Counts requests in Redis and refuses those over a limit with a 429."""
 
-    def __init__(self, client: redis.Redis, *, writes_per_minute: int, new_seeds_per_hour: int):
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        writes_per_minute: int,
+        new_seeds_per_hour: int,
+        attempts_per_address: int,
+        new_players_per_hour: int,
+    ):
         self.redis = client
         self.writes = Limit("writes", writes_per_minute, 60, "run submissions")
         self.new_seeds = Limit("new-seeds", new_seeds_per_hour, 3600, "new practice seeds")
+        # Counted per daily (the scope names it): a UTC day's window is the daily's day.
+        self.attempt_starts = Limit(
+            "attempt-starts", attempts_per_address, 24 * 3600, "attempts started on this daily"
+        )
+        self.new_players = Limit("new-players", new_players_per_hour, 3600, "new player ids")
         self._skip_until = 0.0
 
-    def check(self, limit: Limit) -> None:
-        """Count one request of the current client; ApiError 429 with Retry-After when over."""
+    def check(self, limit: Limit, scope: str = "") -> None:
+        """Count one request of the current client (within scope, say one daily, when given);
+        ApiError 429 with Retry-After when over."""
         now = time.time()
         window = int(now // limit.window_seconds)
-        key = f"rally:ratelimit:{limit.name}:{window}:{client_key()}"
+        key = f"rally:ratelimit:{limit.name}:{window}:{client_key()}:{scope}"
         count = self._increment(key, limit, now)
         if count is not None and count > limit.requests:
             retry_after = math.ceil((window + 1) * limit.window_seconds - now)

@@ -23,7 +23,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.clock import CLOCK
 from service.models import Player, Puzzle, Run
+from service.store_attempts import AttemptStorage
 
 # Execution option that marks a connection as opened for writing (SQLite: BEGIN IMMEDIATE).
 _WRITE_OPTION = "rally_write"
@@ -58,19 +60,6 @@ class PuzzleRecord:
     def is_daily(self) -> bool:
         return self.daily_date is not None
 
-    def to_json(self) -> dict[str, Any]:
-        """The puzzle as the public contract shows it (no witness)."""
-        return {
-            "game": self.game,
-            "seed": self.seed,
-            "number": self.number,
-            "date": self.daily_date.isoformat() if self.daily_date else None,
-            "rules_version": self.rules_version,
-            "status": self.status,
-            "optimum": self.optimum,
-            "tiebreak": self.tiebreak,
-        }
-
 
 @dataclass(frozen=True)
 class RunRecord:
@@ -90,10 +79,10 @@ def _puzzle_record(row: Puzzle) -> PuzzleRecord:
     return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
 
 
-def _run_record(run: Run, display_name: str | None) -> RunRecord:
+def _run_record(run: Run) -> RunRecord:
     copied = {field.name: getattr(run, field.name) for field in fields(RunRecord)
-              if field.name not in ("display_name", "created_at")}
-    return RunRecord(**copied, display_name=display_name, created_at=_aware(run.created_at))
+              if field.name != "created_at"}
+    return RunRecord(**copied, created_at=_aware(run.created_at))
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -132,8 +121,8 @@ def make_engine(database_url: str, writing: bool = False) -> Engine:
     return engine.execution_options(**{_WRITE_OPTION: True}) if writing else engine
 
 
-class Store:
-    """Puzzles, runs and players in one database."""
+class Store(AttemptStorage):
+    """Puzzles, runs, players and attempts in one database."""
 
     def __init__(self, database_url: str) -> None:
         self.engine = make_engine(database_url)
@@ -316,7 +305,7 @@ class Store:
         concurrent candidates are settled by the database's unique index on
         official runs: the loser is stored as practice.
         """
-        today = today or datetime.now(UTC).date()
+        today = today or CLOCK.today()
         candidate = finished and puzzle.daily_date == today
         fields = {
             "puzzle_id": puzzle.id,
@@ -338,14 +327,19 @@ class Store:
     ) -> RunRecord:
         with self._write() as session:
             self._upsert_player(session, fields["player_id"], display_name)
-            official = official_if_first and not self._has_official_run(
-                session, fields["puzzle_id"], fields["player_id"]
-            )
-            run = Run(id=secrets.token_urlsafe(12), official=official, **fields)
-            session.add(run)
-            session.flush()
-            name = session.scalar(select(Player.display_name).filter_by(id=run.player_id))
-            return _run_record(run, name)
+            return _run_record(self._store_run(session, fields, official_if_first))
+
+    def _store_run(self, session: Session, fields: dict[str, Any], official_if_first: bool) -> Run:
+        """A new run under its player's current name, official if asked and the player's
+        first official run of the puzzle (the player must be stored already)."""
+        official = official_if_first and not self._has_official_run(
+            session, fields["puzzle_id"], fields["player_id"]
+        )
+        name = session.scalar(select(Player.display_name).filter_by(id=fields["player_id"]))
+        run = Run(id=secrets.token_urlsafe(12), official=official, display_name=name, **fields)
+        session.add(run)
+        session.flush()
+        return run
 
     @staticmethod
     def _has_official_run(session: Session, puzzle_id: int, player_id: str) -> bool:
@@ -356,22 +350,19 @@ class Store:
 
     def get_run(self, run_id: str) -> RunRecord | None:
         with self._read() as session:
-            row = session.execute(
-                select(Run, Player.display_name).join(Player).where(Run.id == run_id)
-            ).first()
-            return _run_record(*row) if row else None
+            row = session.get(Run, run_id)
+            return _run_record(row) if row else None
 
     def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RunRecord]:
         """Official runs, best first: score, then tie-break, then the earlier submission."""
         with self._read() as session:
-            rows = session.execute(
-                select(Run, Player.display_name)
-                .join(Player)
+            rows = session.scalars(
+                select(Run)
                 .where(Run.puzzle_id == puzzle_id, Run.official)
                 .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
                 .limit(limit)
             )
-            return [_run_record(run, name) for run, name in rows]
+            return [_run_record(run) for run in rows]
 
     def score_histogram(self, puzzle_id: int) -> dict[int, int]:
         """How many official runs reached each score, by score ascending."""
@@ -383,10 +374,3 @@ class Store:
                 .order_by(Run.score)
             )
             return {score: count for score, count in rows}
-
-    def has_finished_run(self, puzzle_id: int, player_id: str) -> bool:
-        with self._read() as session:
-            found = session.scalar(
-                select(Run.id).filter_by(puzzle_id=puzzle_id, player_id=player_id, finished=True)
-            )
-            return found is not None

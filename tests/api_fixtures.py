@@ -22,13 +22,14 @@ from puzzles import GAMES, Game
 from puzzles.playout import random_playout, seeded_chooser
 from service import daily
 from service.app import create_app
+from service.clock import CLOCK, Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
 
-__all__ = ["api_store", "app", "client", "make_app"]
+__all__ = ["api_store", "app", "client", "clock", "make_app"]
 
-DAILY_KEY = "api-test-daily-key"
+DAILY_KEY = "api-test-daily-key-of-at-least-32-bytes"
 # Random playouts of this game often reach the finish, so finished runs are cheap to find.
 FINISHING_GAME = "crazy-rally"
 _addresses = itertools.count(1)
@@ -41,7 +42,7 @@ def api_config(instance_path: Path, database_url: str, redis_url: str, **setting
         "RALLY_INSTANCE_PATH": str(instance_path),
         "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
-        "RALLY_SECRET_KEY": "api-test-secret",
+        "RALLY_SECRET_KEY": "api-test-secret-key-of-at-least-32-bytes",
         "RALLY_DAILY_KEY": DAILY_KEY,
         **settings,
     }
@@ -67,6 +68,13 @@ def make_app(tmp_path: Path, redis_url: str) -> Iterator[AppFactory]:
     yield make
     for app in apps:
         app.extensions["rally"].store.close()
+
+
+@pytest.fixture
+def clock() -> Iterator[Clock]:
+    """The service's clock, to be set by the test; back to the system's time afterwards."""
+    yield CLOCK
+    CLOCK.set(None)
 
 
 @pytest.fixture
@@ -123,3 +131,26 @@ def todays_daily(store: Store, game_name: str, day: date | None = None) -> Puzzl
         daily_date=day,
         number=daily.puzzle_number(day),
     )
+
+
+def start_attempt(client: FlaskClient, puzzle: PuzzleRecord, **body: Any) -> Any:
+    """The answer to starting (or getting back) the client's attempt of today's daily."""
+    assert puzzle.daily_date is not None
+    return client.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", json=body)
+
+
+def play_attempt(
+    client: FlaskClient, puzzle: PuzzleRecord, actions: list[Any], **body: Any
+) -> dict[str, Any]:
+    """Start (or continue) the client's attempt and append what of actions is not played
+    yet, in one request; the attempt as answered."""
+    started = start_attempt(client, puzzle)
+    assert started.status_code in (200, 201), started.get_json()
+    attempt = started.get_json()
+    assert attempt["actions"] == actions[: attempt["played"]]
+    answer = client.post(
+        f"/api/v1/attempts/{attempt['attempt']}/actions",
+        json={"played": attempt["played"], "actions": actions[attempt["played"] :], **body},
+    )
+    assert answer.status_code == 200, answer.get_json()
+    return answer.get_json()

@@ -13,11 +13,12 @@ from flask.testing import FlaskClient
 from rq.job import Job
 
 from puzzles import GAMES, get_game
-from service import api, daily, ratelimit
+from service import daily, ratelimit
+from service.api import dailies
 from service.jobs import store_solution
 from service.openapi import ApiError
 from service.players import COOKIE_NAME
-from service.queue import web_connection
+from service.queue import solve_job_id, web_connection
 from service.ratelimit import RateLimiter
 from service.redis_server import EmbeddedRedis
 from service.store import PuzzleRecord, Store
@@ -29,12 +30,16 @@ from tests.api_fixtures import (
     client_of,
     finished_run,
     over_run,
+    play_attempt,
     todays_daily,
 )
 
 GAME_NAMES = sorted(GAMES)
 games = pytest.mark.parametrize("game_name", GAME_NAMES)
-PUZZLE_KEYS = {"game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak"}
+PUZZLE_KEYS = {
+    "game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak",
+    "commitment",
+}  # fmt: skip
 PRACTICE_SEED = "api-practice"
 
 
@@ -60,7 +65,7 @@ def record_solved(store: Store, puzzle: PuzzleRecord) -> SolveResult:
 # Dailies
 
 
-def test_today_has_one_puzzle_per_game_with_its_secret_seed(client: FlaskClient):
+def test_today_has_one_puzzle_per_game_with_its_commitment_and_no_seed(client: FlaskClient):
     today = daily.today()
     response = client.get("/api/v1/daily")
     assert response.status_code == 200
@@ -69,7 +74,11 @@ def test_today_has_one_puzzle_per_game_with_its_secret_seed(client: FlaskClient)
     assert [puzzle["game"] for puzzle in body["puzzles"]] == GAME_NAMES
     for puzzle in body["puzzles"]:
         assert set(puzzle) == PUZZLE_KEYS
-        assert puzzle["seed"] == daily.daily_seed(DAILY_KEY, puzzle["game"], today)
+        seed = daily.daily_seed(DAILY_KEY, puzzle["game"], today)
+        assert puzzle["seed"] is None
+        assert puzzle["commitment"] == daily.commitment(
+            puzzle["game"], puzzle["rules_version"], seed
+        )
         assert puzzle["number"] == daily.puzzle_number(today)
         assert puzzle["date"] == today.isoformat()
         assert (puzzle["status"], puzzle["optimum"]) == ("pending", None)
@@ -102,14 +111,33 @@ def test_a_solved_puzzle_changes_the_daily_etag(app: Flask, client: FlaskClient,
     )
 
 
-def test_an_earlier_date_has_its_own_puzzles(client: FlaskClient):
+def test_an_earlier_date_has_its_own_puzzles_with_their_seeds_revealed(client: FlaskClient):
     yesterday = daily.today() - timedelta(days=1)
     response = client.get(f"/api/v1/daily/{yesterday}")
-    assert response.cache_control.max_age == api.UNSETTLED_MAX_AGE  # its puzzles are pending
+    assert response.cache_control.max_age == dailies.UNSETTLED_MAX_AGE  # its puzzles are pending
     body = response.get_json()
     assert body["date"] == yesterday.isoformat()
-    assert [p["seed"] for p in body["puzzles"]] == [
-        daily.daily_seed(DAILY_KEY, name, yesterday) for name in GAME_NAMES
+    seeds = [daily.daily_seed(DAILY_KEY, name, yesterday) for name in GAME_NAMES]
+    assert [p["seed"] for p in body["puzzles"]] == seeds
+    for puzzle, seed in zip(body["puzzles"], seeds, strict=True):
+        assert puzzle["commitment"] == daily.commitment(puzzle["game"], puzzle["rules_version"],
+                                                        seed)
+
+
+def test_the_coming_dailies_publish_their_commitments_only(client: FlaskClient, api_store: Store):
+    today = daily.today()
+    coming = [todays_daily(api_store, FINISHING_GAME, today + timedelta(days=n)) for n in (1, 7)]
+    todays_daily(api_store, FINISHING_GAME, today + timedelta(days=8))  # beyond the week
+    body = client.get("/api/v1/daily/upcoming").get_json()
+    assert body["puzzles"] == [
+        {
+            "game": puzzle.game,
+            "number": puzzle.number,
+            "date": puzzle.daily_date.isoformat(),
+            "rules_version": puzzle.rules_version,
+            "commitment": daily.commitment(puzzle.game, puzzle.rules_version, puzzle.seed),
+        }
+        for puzzle in coming
     ]
 
 
@@ -120,6 +148,9 @@ def test_an_earlier_date_has_its_own_puzzles(client: FlaskClient):
         (f"/api/v1/daily/{daily.FIRST_DAY - timedelta(days=1)}", 404),
         ("/api/v1/daily/2026-02-30", 400),
         ("/api/v1/daily/yesterday", 400),
+        (f"/api/v1/daily/{daily.today() + timedelta(days=1)}/{FINISHING_GAME}/leaderboard", 404),
+        (f"/api/v1/daily/{daily.today() + timedelta(days=1)}/{FINISHING_GAME}/solution", 404),
+        (f"/api/v1/daily/{daily.today()}/no-such-game/leaderboard", 404),
     ],
 )
 def test_a_date_without_a_published_daily_is_refused(client: FlaskClient, path: str, status: int):
@@ -128,11 +159,36 @@ def test_a_date_without_a_published_daily_is_refused(client: FlaskClient, path: 
     assert response.get_json()["error"]
 
 
-def test_a_future_daily_is_not_served_by_its_seed(client: FlaskClient, api_store: Store):
-    tomorrow = todays_daily(api_store, FINISHING_GAME, daily.today() + timedelta(days=1))
-    for path in ("", "/leaderboard", "/solution"):
-        response = client.get(f"/api/v1/puzzles/{tomorrow.game}/{tomorrow.seed}{path}")
-        assert response.status_code == 404
+@pytest.mark.parametrize("days_ahead", [0, 1])
+def test_todays_and_coming_dailies_are_never_reachable_by_seed(
+    days_ahead: int, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME, daily.today() + timedelta(days=days_ahead))
+    actions = over_run(get_game(puzzle.game), puzzle.seed)
+    base = f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}"
+    answers = [client.get(base + path) for path in ("", "/leaderboard", "/solution")]
+    answers.append(submit(client, puzzle, actions))
+    answers.append(client.post(f"/api/v1/play/{puzzle.game}/{puzzle.seed}", json={"actions": []}))
+    for answer in answers:
+        assert answer.status_code == 404
+        assert puzzle.seed not in answer.get_data(as_text=True)
+    assert api_store.player_count() == 0
+
+
+def test_a_daily_seed_not_yet_recorded_is_still_hidden(client: FlaskClient, api_store: Store):
+    seed = daily.daily_seed(DAILY_KEY, FINISHING_GAME, daily.today())
+    assert client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").status_code == 404
+    assert api_store.pending_puzzles() == []
+
+
+def test_a_past_daily_seed_is_recognised_as_that_daily(client: FlaskClient):
+    yesterday = daily.today() - timedelta(days=1)
+    seed = daily.daily_seed(DAILY_KEY, FINISHING_GAME, yesterday)
+    body = client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").get_json()
+    assert (body["date"], body["number"]) == (
+        yesterday.isoformat(), daily.puzzle_number(yesterday)
+    )
+    assert body["seed"] == seed
 
 
 # Puzzles
@@ -155,17 +211,11 @@ def test_a_new_seed_is_recorded_pending_and_queued_for_solving(
         "status": "pending",
         "optimum": None,
         "tiebreak": None,
+        "commitment": daily.commitment(game_name, rules_version, PRACTICE_SEED),
     }
     assert api_store.get_puzzle(game_name, PRACTICE_SEED, rules_version) is not None
-    job_id = f"solve-{game_name}-{PRACTICE_SEED}-{rules_version}"
+    job_id = solve_job_id(game_name, PRACTICE_SEED, rules_version)
     assert Job.exists(job_id, connection=redis.Redis.from_url(redis_url))
-
-
-def test_a_daily_seed_is_recognised_before_the_scheduler_records_it(client: FlaskClient):
-    today = daily.today()
-    seed = daily.daily_seed(DAILY_KEY, FINISHING_GAME, today)
-    body = client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").get_json()
-    assert (body["date"], body["number"]) == (today.isoformat(), daily.puzzle_number(today))
 
 
 def test_the_games_are_listed(client: FlaskClient):
@@ -175,14 +225,18 @@ def test_the_games_are_listed(client: FlaskClient):
         assert listed["max_actions"] == GAMES[listed["name"]].max_actions
 
 
-# Runs
+# Practice runs
+
+
+def practice(store: Store, game_name: str = FINISHING_GAME) -> PuzzleRecord:
+    return store.ensure_puzzle(game_name, PRACTICE_SEED, GAMES[game_name].rules_version)
 
 
 @games
 def test_a_run_is_replayed_and_scored_by_the_server(
     game_name: str, client: FlaskClient, api_store: Store
 ):
-    puzzle = todays_daily(api_store, game_name)
+    puzzle = practice(api_store, game_name)
     game = get_game(game_name)
     actions = over_run(game, puzzle.seed)
     final = game.replay(puzzle.seed, actions)
@@ -194,23 +248,36 @@ def test_a_run_is_replayed_and_scored_by_the_server(
         game.tiebreak(final),
         game.is_finished(final),
     )
-    assert run["official"] is game.is_finished(final)
-    assert run["share_url"] == f"http://localhost/runs/{run['id']}"
-    assert run["puzzle"]["seed"] == puzzle.seed
+    assert run["official"] is False
+    assert run["yours"] is True
+    assert run["share_url"] == f"http://127.0.0.1:8000/runs/{run['id']}"
+    assert (run["seed"], run["actions"]) == (puzzle.seed, actions)
     assert client.get(f"/api/v1/runs/{run['id']}").get_json() == run
 
 
+def test_the_share_url_comes_from_the_public_url_never_the_host(make_app):
+    app = make_app(RALLY_PUBLIC_URL="https://rally.example.org/")
+    client = client_of(app)
+    puzzle = practice(app.extensions["rally"].store)
+    answer = client.post(
+        f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/runs",
+        json={"actions": over_run(get_game(puzzle.game), puzzle.seed)},
+        headers={"Host": "evil.example.com"},
+    )
+    assert answer.get_json()["share_url"].startswith("https://rally.example.org/runs/")
+
+
 def test_a_score_sent_by_the_client_is_refused(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
+    puzzle = practice(api_store)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     response = submit(client, puzzle, actions, score=10**6)
     assert response.status_code == 400
     assert "score" in response.get_json()["error"]
-    assert api_store.leaderboard(puzzle.id) == []
+    assert api_store.player_count() == 0
 
 
 def test_the_answer_carries_the_optimum_once_solved(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
+    puzzle = practice(api_store)
     result = record_solved(api_store, puzzle)
     for variant in range(3):
         run = submit(client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, variant))
@@ -219,79 +286,26 @@ def test_the_answer_carries_the_optimum_once_solved(client: FlaskClient, api_sto
         assert (body["score"], body["tiebreak"]) <= (result.optimum, result.tiebreak)
 
 
-@games
-def test_the_optimal_run_scores_the_optimum_and_is_official(
-    game_name: str, client: FlaskClient, api_store: Store
+def test_a_past_daily_is_practice_by_seed_and_never_official(
+    client: FlaskClient, api_store: Store
 ):
-    puzzle = todays_daily(api_store, game_name)
-    result = record_solved(api_store, puzzle)
-    run = submit(client, puzzle, result.actions).get_json()
-    assert (run["score"], run["tiebreak"]) == (result.optimum, result.tiebreak)
-    assert run["official"] is True
-
-
-def test_only_the_first_finished_run_of_a_daily_is_official(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
-    actions = finished_run(get_game(puzzle.game), puzzle.seed)
-    first = submit(client, puzzle, actions, name="Ada").get_json()
-    second = submit(client, puzzle, actions).get_json()
-    assert (first["official"], second["official"]) == (True, False)
-    board = client.get(f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/leaderboard").get_json()
-    assert [entry["run_id"] for entry in board["entries"]] == [first["id"]]
-    assert board["entries"][0]["name"] == "Ada"
-    assert board["histogram"] == [{"score": first["score"], "count": 1}]
-    assert board["players"] == 1
-
-
-def test_official_runs_and_the_leaderboard_on_each_database(make_app, database_url: str):
-    app = make_app(database=database_url)
-    client, _store, puzzle, actions = a_daily_to_finish(app)
-    other = finished_run(get_game(puzzle.game), puzzle.seed, 1)
-    runs = [submit(client, puzzle, actions), submit(client, puzzle, other)]
-    runs.append(submit(client_of(app), puzzle, other, name="Bo"))
-    assert [run.get_json()["official"] for run in runs] == [True, False, True]
-    board = client.get(f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/leaderboard").get_json()
-    assert sorted(entry["run_id"] for entry in board["entries"]) == sorted(
-        runs[index].get_json()["id"] for index in (0, 2)
+    yesterday = todays_daily(api_store, FINISHING_GAME, daily.today() - timedelta(days=1))
+    result = record_solved(api_store, yesterday)
+    run = submit(client, yesterday, result.actions).get_json()
+    assert (run["score"], run["tiebreak"], run["official"]) == (
+        result.optimum, result.tiebreak, False
     )
-    assert sum(bar["count"] for bar in board["histogram"]) == 2
-    assert board["players"] == 2
-
-
-def test_practice_runs_are_never_official(client: FlaskClient):
-    game_name = FINISHING_GAME
-    actions = finished_run(get_game(game_name), PRACTICE_SEED)
-    run = client.post(
-        f"/api/v1/puzzles/{game_name}/{PRACTICE_SEED}/runs", json={"actions": actions}
-    ).get_json()
-    assert run["official"] is False
-    assert run["puzzle"]["date"] is None
-
-
-def test_the_leaderboard_ranks_players_and_counts_scores(app: Flask, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
-    game = get_game(puzzle.game)
-    runs = [finished_run(game, puzzle.seed, variant) for variant in range(4)]
-    for number, actions in enumerate(runs):
-        assert submit(client_of(app), puzzle, actions, name=f"P{number}").status_code == 201
-    board = client_of(app).get(f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/leaderboard")
-    entries = board.get_json()["entries"]
-    results = [(entry["score"], entry["tiebreak"]) for entry in entries]
-    assert len(entries) == len(runs)
-    assert results == sorted(results, reverse=True)
-    for position, entry in enumerate(entries, start=1):
-        first_equal = results.index((entry["score"], entry["tiebreak"])) + 1
-        assert entry["rank"] == first_equal <= position
-    histogram = board.get_json()["histogram"]
-    assert [bar["score"] for bar in histogram] == sorted({score for score, _ in results})
-    assert sum(bar["count"] for bar in histogram) == len(runs)
-    assert board.get_json()["players"] == len(runs)
+    assert run["date"] == yesterday.daily_date.isoformat()
+    play = client.post(f"/api/v1/play/{yesterday.game}/{yesterday.seed}",
+                       json={"actions": result.actions})
+    assert (play.get_json()["score"], play.get_json()["over"]) == (result.optimum, True)
+    assert api_store.leaderboard(yesterday.id) == []
 
 
 def test_an_illegal_run_names_the_action_and_rule_and_stores_nothing(
     client: FlaskClient, api_store: Store
 ):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
+    puzzle = practice(api_store)
     game = get_game(puzzle.game)
     actions = finished_run(game, puzzle.seed)
     broken = [*actions[:3], {"not": "an action"}, *actions[4:]]
@@ -306,7 +320,7 @@ def test_an_illegal_run_names_the_action_and_rule_and_stores_nothing(
 
 
 def test_a_run_that_is_not_over_is_refused(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
+    puzzle = practice(api_store)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     response = submit(client, puzzle, actions[:-1])
     assert response.status_code == 422
@@ -320,59 +334,116 @@ def test_an_unknown_run_is_a_404(client: FlaskClient):
     assert response.get_json()["status"] == 404
 
 
+# Official runs: attempts on the daily's day
+
+
+@games
+def test_the_optimal_line_played_through_the_attempt_scores_the_optimum_and_is_official(
+    game_name: str, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, game_name)
+    result = record_solved(api_store, puzzle)
+    over = play_attempt(client, puzzle, result.actions)
+    run = client.get(f"/api/v1/runs/{over['run']}").get_json()
+    assert (run["score"], run["tiebreak"], run["official"]) == (
+        result.optimum, result.tiebreak, True
+    )
+    assert (run["optimum"], run["optimum_tiebreak"]) == (result.optimum, result.tiebreak)
+
+
+def test_the_leaderboard_ranks_players_and_counts_scores(app: Flask, api_store: Store):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    game = get_game(puzzle.game)
+    runs = [finished_run(game, puzzle.seed, variant) for variant in range(4)]
+    for number, actions in enumerate(runs):
+        play_attempt(client_of(app), puzzle, actions, name=f"P{number}")
+    board = client_of(app).get(f"/api/v1/daily/{daily.today()}/{puzzle.game}/leaderboard")
+    entries = board.get_json()["entries"]
+    results = [(entry["score"], entry["tiebreak"]) for entry in entries]
+    assert len(entries) == len(runs)
+    assert results == sorted(results, reverse=True)
+    assert {entry["name"] for entry in entries} == {f"P{n}" for n in range(4)}
+    for position, entry in enumerate(entries, start=1):
+        first_equal = results.index((entry["score"], entry["tiebreak"])) + 1
+        assert entry["rank"] == first_equal <= position
+    histogram = board.get_json()["histogram"]
+    assert [bar["score"] for bar in histogram] == sorted({score for score, _ in results})
+    assert sum(bar["count"] for bar in histogram) == len(runs)
+    assert board.get_json()["players"] == len(runs)
+    assert board.get_json()["puzzle"]["seed"] is None
+
+
+def test_official_runs_and_the_leaderboard_on_each_database(make_app, database_url: str):
+    app = make_app(database=database_url)
+    store = app.extensions["rally"].store
+    puzzle = todays_daily(store, FINISHING_GAME)
+    first, second = (client_of(app), client_of(app))
+    play_attempt(first, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 0))
+    play_attempt(second, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1), name="Bo")
+    submit(first, practice(store), over_run(get_game(puzzle.game), PRACTICE_SEED))
+    board = first.get(f"/api/v1/daily/{daily.today()}/{puzzle.game}/leaderboard").get_json()
+    assert len(board["entries"]) == 2
+    assert sum(bar["count"] for bar in board["histogram"]) == 2
+    assert board["players"] == 2
+
+
 # Players
 
 
 def test_the_first_write_hands_out_a_signed_player_cookie(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
+    puzzle = practice(api_store)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     first = submit(client, puzzle, actions)
     assert COOKIE_NAME in first.headers["Set-Cookie"]
     assert "HttpOnly" in first.headers["Set-Cookie"]
+    assert "SameSite=Lax" in first.headers["Set-Cookie"]
     second = submit(client, puzzle, actions)
     assert "Set-Cookie" not in second.headers
     assert api_store.player_count(puzzle.id) == 1
 
 
 def test_a_forged_player_cookie_is_a_new_player(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
+    puzzle = practice(api_store)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
-    assert submit(client, puzzle, actions).get_json()["official"]
+    assert submit(client, puzzle, actions).status_code == 201
     stolen = client.get_cookie(COOKIE_NAME).value
     forged_id = "someone-else." + stolen.rsplit(".", 1)[1]
     client.set_cookie(COOKIE_NAME, forged_id)
-    assert submit(client, puzzle, actions).get_json()["official"] is True
+    assert submit(client, puzzle, actions).get_json()["yours"] is True
     assert api_store.player_count(puzzle.id) == 2
 
 
 # Solutions
 
 
-def test_todays_solution_is_hidden_until_the_player_finishes_a_run(
+def test_todays_solution_is_hidden_until_the_players_attempt_is_over(
     client: FlaskClient, api_store: Store
 ):
     puzzle = todays_daily(api_store, FINISHING_GAME)
     result = record_solved(api_store, puzzle)
-    path = f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/solution"
+    path = f"/api/v1/daily/{daily.today()}/{puzzle.game}/solution"
     hidden = client.get(path)
     assert hidden.status_code == 403
     assert hidden.get_json()["error"]
-    submit(client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1))
+    actions = finished_run(get_game(puzzle.game), puzzle.seed, 1)
+    play_attempt(client, puzzle, actions[:-1])
+    assert client.get(path).status_code == 403
+    play_attempt(client, puzzle, actions)
     shown = client.get(path)
     assert shown.status_code == 200
     assert shown.get_json()["actions"] == result.actions
+    assert shown.get_json()["seed"] is None
 
 
 def test_a_past_daily_and_a_practice_solution_are_public(client: FlaskClient, api_store: Store):
     yesterday = todays_daily(api_store, FINISHING_GAME, daily.today() - timedelta(days=1))
-    practice = api_store.ensure_puzzle(
-        FINISHING_GAME, PRACTICE_SEED, GAMES[FINISHING_GAME].rules_version
-    )
-    for puzzle in (yesterday, practice):
+    for puzzle in (yesterday, practice(api_store)):
         result = record_solved(api_store, puzzle)
         response = client.get(f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/solution")
         assert response.status_code == 200
         assert response.get_json()["actions"] == result.actions
+    dated = client.get(f"/api/v1/daily/{yesterday.daily_date}/{yesterday.game}/solution")
+    assert dated.get_json()["seed"] == yesterday.seed
 
 
 def test_an_unsolved_solution_is_202_pending(client: FlaskClient):
@@ -417,22 +488,22 @@ def test_play_names_the_first_illegal_action(client: FlaskClient):
 # Rate limits
 
 
-def a_daily_to_finish(app: Flask) -> tuple[FlaskClient, Store, PuzzleRecord, list[Any]]:
-    """A new client of app, its store, today's daily and a finished run of it."""
+def a_practice_run(app: Flask) -> tuple[FlaskClient, Store, PuzzleRecord, list[Any]]:
+    """A new client of app, its store, a practice puzzle and a finished run of it."""
     store = app.extensions["rally"].store
-    puzzle = todays_daily(store, FINISHING_GAME)
+    puzzle = practice(store)
     return client_of(app), store, puzzle, finished_run(get_game(puzzle.game), puzzle.seed)
 
 
 def test_writes_over_the_limit_get_429_with_retry_after(make_app):
     app = make_app(RALLY_WRITES_PER_MINUTE="2")
-    client, store, puzzle, actions = a_daily_to_finish(app)
+    client, store, puzzle, actions = a_practice_run(app)
     statuses = [submit(client, puzzle, actions).status_code for _ in range(3)]
     assert statuses == [201, 201, 429]
     refused = submit(client, puzzle, actions)
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert refused.get_json()["retry_after"] == int(refused.headers["Retry-After"])
-    assert len(store.leaderboard(puzzle.id)) == 1
+    assert store.player_count(puzzle.id) == 1
     assert submit(client_of(app), puzzle, actions).status_code == 201  # another address
 
 
@@ -447,12 +518,15 @@ def test_new_seeds_over_the_limit_get_429_but_known_ones_are_served(make_app):
     assert store.get_puzzle(game_name, "second-seed", GAMES[game_name].rules_version) is None
 
 
-def test_runs_are_accepted_while_redis_is_down(make_app):
-    client, store, puzzle, actions = a_daily_to_finish(make_app(redis="redis://127.0.0.1:1/0"))
+def test_runs_and_attempts_are_accepted_while_redis_is_down(make_app):
+    app = make_app(redis="redis://127.0.0.1:1/0")
+    client, store, puzzle, actions = a_practice_run(app)
     assert submit(client, puzzle, actions).status_code == 201
     assert client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE_SEED}").status_code == 200
     assert client.get("/api/v1/daily").status_code == 200
-    assert len(store.leaderboard(puzzle.id)) == 1
+    today = todays_daily(store, FINISHING_GAME)
+    play_attempt(client, today, finished_run(get_game(today.game), today.seed))
+    assert len(store.leaderboard(today.id)) == 1
 
 
 def test_rate_limits_fail_open_while_redis_is_down_and_return_with_it(
@@ -462,7 +536,13 @@ def test_rate_limits_fail_open_while_redis_is_down_and_return_with_it(
     server = EmbeddedRedis(tmp_path / "r.sock", tmp_path)
     server.start()
     try:
-        limiter = RateLimiter(web_connection(server.url), writes_per_minute=1, new_seeds_per_hour=1)
+        limiter = RateLimiter(
+            web_connection(server.url),
+            writes_per_minute=1,
+            new_seeds_per_hour=1,
+            attempts_per_address=1,
+            new_players_per_hour=1,
+        )
         with Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": "10.255.0.1"}):
             limiter.check(limiter.writes)
             with pytest.raises(ApiError):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from puzzles import GAMES, get_game
 from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import FINISHING_GAME, client_of, over_run, todays_daily
+from tests.api_fixtures import FINISHING_GAME, client_of, over_run, start_attempt, todays_daily
 
 GAME_NAME = FINISHING_GAME
 LONGEST = get_game(GAME_NAME).max_actions
@@ -27,6 +27,10 @@ def assert_json_error(response: Any, status: int) -> dict[str, Any]:
     assert isinstance(body["error"], str)
     assert body["error"]
     return body
+
+
+def practice(store: Store) -> PuzzleRecord:
+    return store.ensure_puzzle(GAME_NAME, "errors", GAMES[GAME_NAME].rules_version)
 
 
 def snapshot(store: Store, puzzle: PuzzleRecord) -> tuple[Any, ...]:
@@ -62,7 +66,7 @@ BAD_BODIES = {
 def test_a_bad_run_body_is_a_400_and_stores_nothing(
     body: bytes, client: FlaskClient, api_store: Store
 ):
-    puzzle = todays_daily(api_store, GAME_NAME)
+    puzzle = practice(api_store)
     before = snapshot(api_store, puzzle)
     response = client.post(
         f"/api/v1/puzzles/{GAME_NAME}/{puzzle.seed}/runs",
@@ -72,6 +76,21 @@ def test_a_bad_run_body_is_a_400_and_stores_nothing(
     assert_json_error(response, 400)
     assert "Set-Cookie" not in response.headers
     assert snapshot(api_store, puzzle) == before
+
+
+@pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+def test_a_bad_append_body_is_a_400_and_appends_nothing(
+    body: bytes, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, GAME_NAME)
+    attempt = start_attempt(client, puzzle).get_json()
+    response = client.post(
+        f"/api/v1/attempts/{attempt['attempt']}/actions",
+        data=body.replace(b'{"actions"', b'{"played": 0, "actions"'),
+        content_type="application/json",
+    )
+    assert_json_error(response, 400)
+    assert api_store.get_attempt(attempt["attempt"]).played == 0
 
 
 @pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
@@ -93,7 +112,7 @@ def test_an_oversized_body_is_a_413_naming_the_limit(make_app):
     app = make_app(RALLY_MAX_BODY_BYTES="1000")
     client = client_of(app)
     store = app.extensions["rally"].store
-    puzzle = todays_daily(store, GAME_NAME)
+    puzzle = practice(store)
     before = snapshot(store, puzzle)
     body = b'{"actions": [' + b",".join([b'"padding"'] * 200) + b"]}"
     assert len(body) > 1000

@@ -89,15 +89,19 @@ def test_settings_come_from_the_environment(instance_path: Path):
             "RALLY_INSTANCE_PATH": str(instance_path),
             "DATABASE_URL": "postgresql+psycopg://db/rally",
             "REDIS_URL": "redis://cache:6379/0",
-            "RALLY_SECRET_KEY": "s",
-            "RALLY_DAILY_KEY": "d",
+            "RALLY_SECRET_KEY": "s" * 32,
+            "RALLY_DAILY_KEY": "d" * 32,
             "RALLY_MAX_BODY_BYTES": "1000",
+            "RALLY_PUBLIC_URL": "https://rally.example.org/",
         }
     )
     assert (config.database_url, config.redis_url) == ("postgresql+psycopg://db/rally",
                                                        "redis://cache:6379/0")
     assert not config.embedded_redis
-    assert (config.secret_key, config.daily_key, config.max_body_bytes) == ("s", "d", 1000)
+    assert (config.secret_key, config.daily_key, config.max_body_bytes) == (
+        "s" * 32, "d" * 32, 1000
+    )
+    assert config.public_url == "https://rally.example.org"
     assert not instance_path.exists()
 
 

@@ -30,8 +30,8 @@ DEPLOY_FILE = Path(__file__).resolve().parent.parent / "deploy.yml"
 # What an operator exports before `docker compose up` (see the file's header).
 OPERATOR_VARIABLES = {
     "POSTGRES_PASSWORD": "not-used-here",
-    "RALLY_SECRET_KEY": "deploy-test-secret",
-    "RALLY_DAILY_KEY": "deploy-test-daily-key",
+    "RALLY_SECRET_KEY": "deploy-test-secret-key-of-at-least-32-bytes",
+    "RALLY_DAILY_KEY": "deploy-test-daily-key-of-at-least-32-bytes",
 }
 VARIABLE = re.compile(r"\$\{(\w+)(?::[?-][^}]*)?\}")
 STOP_SECONDS = 30

@@ -23,13 +23,19 @@ from rq.job import Job
 
 from puzzles import GAMES
 from puzzles.playout import random_playout, seeded_chooser
+from service import daily
 from service.config import Config
 from service.jobs import sweep_pending
 from service.migrations import upgrade
 from service.queue import enqueue_solve, solve_job_id, solve_queue
 from service.redis_server import EmbeddedRedis
 from service.store import Store
-from tests.api_fixtures import client_of, make_app, over_run  # noqa: F401 - make_app: fixture
+from tests.api_fixtures import (  # noqa: F401 - make_app: fixture
+    client_of,
+    make_app,
+    over_run,
+    play_attempt,
+)
 
 GAME = "crazy-rally"
 # A seed whose solve takes about a second, long enough to kill its worker in the middle.
@@ -120,13 +126,12 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
         private.stop()
 
         assert client.get("/api/v1/daily").get_json() == today
-        daily = next(puzzle for puzzle in today["puzzles"] if puzzle["game"] == GAME)
-        answer = client.get(f"/api/v1/puzzles/{GAME}/{daily['seed']}")
-        assert answer.status_code == 200
-        submitted = client.post(f"/api/v1/puzzles/{GAME}/{daily['seed']}/runs",
-                                json={"actions": over_run(GAMES[GAME], daily["seed"])})
+        puzzle = next(p for p in store.daily_puzzles(daily.today()) if p.game == GAME)
+        over = play_attempt(client, puzzle, over_run(GAMES[GAME], puzzle.seed))
+        assert store.get_run(over["run"]) is not None
+        submitted = client.post(f"/api/v1/puzzles/{GAME}/practice-while-down/runs",
+                                json={"actions": over_run(GAMES[GAME], "practice-while-down")})
         assert submitted.status_code == 201
-        assert store.get_run(submitted.get_json()["id"]) is not None
         asked = client.get(f"/api/v1/puzzles/{GAME}/asked-while-redis-was-down")
         assert asked.get_json()["status"] == "pending"
 

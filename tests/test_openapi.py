@@ -16,7 +16,10 @@ from schemathesis.specs.openapi.checks import (
 )
 from schemathesis.specs.openapi.definitions import OPENAPI_31_VALIDATOR
 
-from service.api import ACTIONS_BODY, RUN_BODY, api
+from service.api import api
+from service.api.attempts import APPEND_BODY, START_BODY
+from service.api.dailies import ACTIONS_BODY
+from service.api.runs import RUN_BODY
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import client_of
 
@@ -79,6 +82,9 @@ def test_the_bodies_validated_are_the_bodies_documented(document: dict):
 
     assert body_of("/puzzles/{game}/{seed}/runs")["schema"] == RUN_BODY
     assert body_of("/play/{game}/{seed}")["schema"] == ACTIONS_BODY
+    assert body_of("/daily/{day}/{game}/play")["schema"] == ACTIONS_BODY
+    assert body_of("/daily/{day}/{game}/attempt")["schema"] == START_BODY
+    assert body_of("/attempts/{attempt_id}/actions")["schema"] == APPEND_BODY
 
 
 def test_the_body_limit_is_documented(make_app):
@@ -94,7 +100,12 @@ def test_the_api_keeps_to_its_document(method: str, path: str, mode: GenerationM
     """Generated requests, valid (positive) and invalid (negative), get no server error and
     only documented answers."""
     # Limits high enough that generated requests explore the API rather than the 429.
-    app = make_app(RALLY_WRITES_PER_MINUTE="1000000", RALLY_NEW_SEEDS_PER_HOUR="1000000")
+    app = make_app(
+        RALLY_WRITES_PER_MINUTE="1000000",
+        RALLY_NEW_SEEDS_PER_HOUR="1000000",
+        RALLY_ATTEMPTS_PER_ADDRESS="1000000",
+        RALLY_NEW_PLAYERS_PER_HOUR="1000000",
+    )
     operation = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)[path][method]
 
     @given(case=operation.as_strategy(generation_mode=mode))

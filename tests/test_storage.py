@@ -94,16 +94,9 @@ def test_daily_puzzles_of_a_date(store: Store):
     store.ensure_puzzle("crazy-rally", "practice", "v1")
     assert store.daily_puzzles(DAY) == [today]
     assert store.daily_puzzles(DAY + timedelta(days=1)) == [tomorrow]
-    assert today.to_json() == {
-        "game": "crazy-rally",
-        "seed": "d-seed",
-        "number": 30,
-        "date": "2026-11-30",
-        "rules_version": "v1",
-        "status": "pending",
-        "optimum": None,
-        "tiebreak": None,
-    }
+    assert (today.game, today.seed, today.number, today.daily_date, today.status) == (
+        "crazy-rally", "d-seed", 30, DAY, "pending"
+    )
 
 
 def test_the_first_finished_run_of_a_daily_on_its_day_is_official(store: Store):
@@ -120,8 +113,6 @@ def test_the_first_finished_run_of_a_daily_on_its_day_is_official(store: Store):
         False, True, False, False
     ]
     assert store.get_run(second.id) == second
-    assert store.has_finished_run(puzzle.id, "p1")
-    assert not store.has_finished_run(puzzle.id, "p3")
 
 
 def test_practice_puzzles_have_no_official_runs(store: Store):
@@ -153,11 +144,13 @@ def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store
     assert store.player_count() == 4
 
 
-def test_a_display_name_is_kept_until_replaced(store: Store):
+def test_a_display_name_is_kept_until_replaced_and_runs_keep_theirs(store: Store):
     puzzle = daily_puzzle(store)
-    add_finished(store, puzzle, "p1", 1, display_name="Ada")
+    first = add_finished(store, puzzle, "p1", 1, display_name="Ada")
     store.upsert_player("p1")
     assert store.display_name("p1") == "Ada"
     run = add_finished(store, puzzle, "p1", 2, display_name="Grace")
     assert run.display_name == "Grace"
     assert store.display_name("p1") == "Grace"
+    assert store.get_run(first.id).display_name == "Ada"
+    assert [entry.display_name for entry in store.leaderboard(puzzle.id)] == ["Ada"]

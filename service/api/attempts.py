@@ -1,0 +1,245 @@
+"""Attempts: today's daily played on the server, once per player.
+
+The player starts their attempt (a second start returns the same one) and
+sends actions in batches: `{"played": n, "actions": [...]}` is appended only
+when n actions are played, so a retried request never applies an action twice
+and two tabs cannot both extend the same position. The client may send the
+actions that reveal nothing (placing a die, choosing a gear) together with the
+next one that does (a roll, a drawn card). Each acknowledged batch is committed
+before the answer; when the game is over the attempt becomes the player's run,
+official (ranked) when it finished on the daily's own day. There is no undo and
+no restart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+
+from puzzles import GAMES, IllegalAction, State
+from service import daily, players
+from service.api.common import (
+    ACTIONS,
+    DISPLAY_NAME,
+    ENGINE_STATE_PROPERTIES,
+    PUZZLE,
+    TOKEN_ID,
+    api,
+    engine_answer,
+    illegal,
+    published_day,
+    puzzle_json,
+    services,
+)
+from service.api.dailies import daily_of
+from service.openapi import ApiError, PathParam
+from service.openapi import Response as Answer
+from service.store import PuzzleRecord
+from service.store_attempts import AttemptRecord, RunResult
+
+api.path_param(
+    PathParam(
+        "attempt_id",
+        TOKEN_ID,
+        "An attempt's id",
+        invalid_status=404,
+        invalid_message="no attempt {value!r}",
+    )
+)
+
+ATTEMPT = api.schema(
+    "Attempt",
+    {
+        "type": "object",
+        "required": [
+            "attempt",
+            "played",
+            *ENGINE_STATE_PROPERTIES,
+            "run",
+            "actions",
+            "puzzle",
+        ],
+        "properties": {
+            "attempt": {**TOKEN_ID, "description": "The attempt's id"},
+            "played": {"type": "integer", "minimum": 0, "description": "Actions played so far"},
+            **ENGINE_STATE_PROPERTIES,
+            "run": {
+                "anyOf": [TOKEN_ID, {"type": "null"}],
+                "description": "The run's id once the game is over, else null",
+            },
+            "actions": {"type": "array", "description": "The actions played so far"},
+            "puzzle": PUZZLE,
+        },
+    },
+)
+START_BODY = {
+    "type": "object",
+    "properties": {"name": DISPLAY_NAME},
+    "additionalProperties": False,
+}
+APPEND_BODY = {
+    "type": "object",
+    "required": ["played", "actions"],
+    "properties": {
+        "played": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many actions the client believes are played already",
+        },
+        "actions": {**ACTIONS, "description": "The actions to append, in order"},
+        "name": DISPLAY_NAME,
+    },
+    "additionalProperties": False,
+}
+
+
+def attempt_json(attempt: AttemptRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
+    return {
+        "attempt": attempt.id,
+        "played": attempt.played,
+        **engine_answer(GAMES[puzzle.game], attempt.state),
+        "run": attempt.run_id,
+        "actions": attempt.actions,
+        "puzzle": puzzle_json(puzzle),
+    }
+
+
+def _own_attempt(attempt_id: str) -> tuple[AttemptRecord, PuzzleRecord]:
+    """The caller's attempt and its puzzle; 404 to anyone else, as if it did not exist."""
+    store = services().store
+    attempt = store.get_attempt(attempt_id)
+    if attempt is None or attempt.player_id != players.current_player_id():
+        raise ApiError(404, f"no attempt {attempt_id!r} of yours")
+    puzzle = store.get_puzzle_by_id(attempt.puzzle_id)
+    assert puzzle is not None, "an attempt's puzzle is kept by a foreign key"
+    return attempt, puzzle
+
+
+@api.route(
+    "/daily/<day>/<game>/attempt",
+    "POST",
+    summary="Start today's attempt of a daily, or get it back",
+    body=START_BODY,
+    responses={
+        200: Answer("The caller's attempt, started before", ATTEMPT),
+        201: Answer("The caller's attempt, started now", ATTEMPT),
+    },
+    errors=[404, 409, 429],
+)
+def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, int]:
+    """Start the caller's one attempt of today's daily, or return the one they have (there
+    is no restart). A future date is a 404, a past one a 409 (practise it with POST
+    /daily/{day}/{game}/play). Starting attempts is limited per client address and daily."""
+    wanted = published_day(day)
+    if wanted != daily.today():
+        raise ApiError(
+            409, f"the daily of {wanted} is over: practise it with POST "
+            f"/api/v1/daily/{wanted}/{game}/play"
+        )
+    puzzle = daily_of(wanted, game)
+    name = players.clean_display_name(body.get("name"))
+    store = services().store
+    player = players.current_player_id()
+    existing = None if player is None else store.find_attempt(puzzle.id, player)
+    if existing is not None:
+        if name is not None:
+            store.upsert_player(existing.player_id, name)
+        return jsonify(attempt_json(existing, puzzle)), 200
+    limiter = services().limiter
+    limiter.check(limiter.attempt_starts, scope=f"{game}/{wanted}")
+    engine = GAMES[game]
+    attempt, created = store.start_attempt(
+        puzzle.id, players.player_id_for_write(), engine.new_game(puzzle.seed), name
+    )
+    return jsonify(attempt_json(attempt, puzzle)), 201 if created else 200
+
+
+@api.route(
+    "/attempts/<attempt_id>",
+    "GET",
+    summary="One of the caller's attempts",
+    responses={200: Answer("The attempt as it stands", ATTEMPT)},
+    errors=[404],
+)
+def get_attempt(attempt_id: str) -> Response:
+    """The caller's attempt: what they see and may play next. Another player's attempt is
+    a 404."""
+    return jsonify(attempt_json(*_own_attempt(attempt_id)))
+
+
+def _already_applied(attempt: AttemptRecord, played: int, actions: list[Any]) -> bool:
+    """True when these actions were appended at played before (a retried request)."""
+    return bool(actions) and attempt.actions[played : played + len(actions)] == actions
+
+
+def _conflict(attempt: AttemptRecord, puzzle: PuzzleRecord, played: int) -> ApiError:
+    return ApiError(
+        409,
+        f"the attempt has {attempt.played} actions played, not {played}: "
+        "continue from the state in this answer",
+        **attempt_json(attempt, puzzle),
+    )
+
+
+def _apply_all(state: State, actions: list[Any], game_name: str) -> State:
+    """The state after actions; 422 naming the index (in this request) of an illegal one."""
+    engine = GAMES[game_name]
+    for index, action in enumerate(actions):
+        try:
+            state = engine.apply(state, action)
+        except IllegalAction as error:
+            raise illegal(error, index) from None
+    return state
+
+
+@api.route(
+    "/attempts/<attempt_id>/actions",
+    "POST",
+    summary="Append actions to the caller's attempt",
+    body=APPEND_BODY,
+    responses={200: Answer("The attempt after the actions", ATTEMPT)},
+    errors=[404, 409, 422],
+)
+def append_actions(attempt_id: str, body: dict[str, Any]) -> Response:
+    """Append the actions when `played` equals the number of actions already played. A
+    retry of a batch already appended answers the attempt as it is; any other mismatch is a
+    409 carrying the current attempt. An illegal action is a 422 naming its index in this
+    request and its rule, and nothing is appended. Once over, `run` names the player's run."""
+    attempt, puzzle = _own_attempt(attempt_id)
+    engine = GAMES[puzzle.game]
+    if puzzle.rules_version != engine.rules_version:
+        raise ApiError(409, f"this attempt was played under rules {puzzle.rules_version}; "
+                       f"the game now plays {engine.rules_version}")
+    played, actions = body["played"], body["actions"]
+    name = players.clean_display_name(body.get("name"))
+    if played != attempt.played:
+        if _already_applied(attempt, played, actions):
+            return jsonify(attempt_json(attempt, puzzle))
+        raise _conflict(attempt, puzzle, played)
+    if not actions:
+        if name is not None:
+            services().store.upsert_player(attempt.player_id, name)
+        return jsonify(attempt_json(attempt, puzzle))
+    # No length check: past the game's longest run the engine refuses the next action anyway.
+    state = _apply_all(attempt.state, actions, puzzle.game)
+    over = engine.is_over(state)
+    result = None
+    if over:
+        result = RunResult(engine.score(state), engine.tiebreak(state), engine.is_finished(state))
+    appended = services().store.append_to_attempt(
+        attempt,
+        [*attempt.actions, *actions],
+        state,
+        result=result,
+        # A finished run on the daily's own day is ranked; an attempt that crashed out is over
+        # (no restart) but has no score to rank.
+        official=result is not None and result.finished and puzzle.daily_date == daily.today(),
+        display_name=name,
+    )
+    if appended is None:  # another request appended first
+        current, _ = _own_attempt(attempt_id)
+        if _already_applied(current, played, actions):
+            return jsonify(attempt_json(current, puzzle))
+        raise _conflict(current, puzzle, played)
+    return jsonify(attempt_json(appended, puzzle))

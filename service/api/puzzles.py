@@ -1,0 +1,256 @@
+"""Practice puzzles by seed: the puzzle, its leaderboard and its solution.
+
+A seed is reachable here when it is a practice seed or a past daily whose day
+is over; today's and coming dailies are not, whoever knows their seed (they are
+addressed by date in service.api.dailies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+
+from puzzles import GAMES
+from service import daily, players
+from service.api.common import (
+    GAME_NAME,
+    NULLABLE_INT,
+    PUZZLE,
+    SEED,
+    TOKEN_ID,
+    api,
+    attempt_is_over,
+    is_hidden,
+    puzzle_json,
+    services,
+)
+from service.openapi import ApiError
+from service.openapi import Response as Answer
+from service.queue import request_solve
+from service.store import PuzzleRecord, RunRecord
+
+LEADERBOARD = api.schema(
+    "Leaderboard",
+    {
+        "type": "object",
+        "required": ["puzzle", "entries", "histogram", "players"],
+        "properties": {
+            "puzzle": PUZZLE,
+            "entries": {
+                "type": "array",
+                "description": "Official runs, best first (score, then tie-break, then time)",
+                "items": {
+                    "type": "object",
+                    "required": ["rank", "run_id", "name", "score", "tiebreak", "created_at"],
+                    "properties": {
+                        "rank": {"type": "integer", "minimum": 1},
+                        "run_id": TOKEN_ID,
+                        "name": {"type": ["string", "null"]},
+                        "score": {"type": "integer"},
+                        "tiebreak": {"type": "integer"},
+                        "created_at": {"type": "string", "format": "date-time"},
+                    },
+                },
+            },
+            "histogram": {
+                "type": "array",
+                "description": "How many official runs reached each score, by score",
+                "items": {
+                    "type": "object",
+                    "required": ["score", "count"],
+                    "properties": {
+                        "score": {"type": "integer"},
+                        "count": {"type": "integer", "minimum": 1},
+                    },
+                },
+            },
+            "players": {"type": "integer", "description": "Players with any run of it"},
+        },
+    },
+)
+SOLUTION = api.schema(
+    "Solution",
+    {
+        "type": "object",
+        "required": ["game", "seed", "status", "optimum", "tiebreak", "proved", "actions"],
+        "properties": {
+            "game": GAME_NAME,
+            "seed": {
+                "anyOf": [SEED, {"type": "null"}],
+                "description": "Null for a daily until its day is over",
+            },
+            "status": {"enum": ["pending", "solved", "failed"]},
+            "optimum": NULLABLE_INT,
+            "tiebreak": NULLABLE_INT,
+            "proved": {"type": ["boolean", "null"]},
+            "actions": {
+                "type": ["array", "null"],
+                "description": "The optimal run; null unless solved",
+            },
+        },
+    },
+)
+SOLUTION_RESPONSES = {
+    200: Answer("The optimal run (actions null when solving failed)", SOLUTION),
+    202: Answer("Not solved yet: poll again later", SOLUTION),
+}
+
+
+def find_puzzle(game: str, seed: str) -> PuzzleRecord | None:
+    """The stored puzzle of (game, seed) under the current rules (kept a moment)."""
+    rules_version = GAMES[game].rules_version
+    return services().cache.get(
+        ("puzzle", game, seed, rules_version),
+        lambda: services().store.get_puzzle(game, seed, rules_version),
+    )
+
+
+def _no_practice_puzzle(game: str) -> ApiError:
+    # The seed is not repeated: it may be a daily's, which no answer shows before its day ends.
+    return ApiError(
+        404,
+        f"no practice puzzle of {game} with this seed (today's and coming dailies are "
+        f"played by date: POST /api/v1/daily/{{date}}/{game}/attempt)",
+    )
+
+
+def _is_hidden_daily_seed(game: str, seed: str) -> bool:
+    """True when seed is the seed of today's or a coming daily of game."""
+    day = daily.daily_date_of(services().config.daily_key, game, seed)
+    return day is not None and not daily.is_revealed(day)
+
+
+def practice_puzzle_allowed(game: str, seed: str) -> PuzzleRecord | None:
+    """The stored puzzle of (game, seed) if any; 404 when the seed is that of today's or a
+    coming daily, which no one may play or look up by seed."""
+    if _is_hidden_daily_seed(game, seed):
+        raise _no_practice_puzzle(game)
+    puzzle = find_puzzle(game, seed)
+    if puzzle is not None and is_hidden(puzzle):
+        raise _no_practice_puzzle(game)
+    return puzzle
+
+
+def practice_puzzle(game: str, seed: str) -> PuzzleRecord:
+    """The stored practice puzzle (or revealed daily) of (game, seed), or 404."""
+    puzzle = practice_puzzle_allowed(game, seed)
+    if puzzle is None:
+        raise _no_practice_puzzle(game)
+    return puzzle
+
+
+def practice_puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
+    """The stored practice puzzle, else a new one queued for solving (rate limited).
+
+    The seed of a past daily is recorded as that daily, unless the daily of that
+    date is stored already under other rules: then the seed is a practice
+    puzzle under the current rules, and the daily keeps its own results.
+    """
+    puzzle = practice_puzzle_allowed(game, seed)
+    if puzzle is None:
+        limiter = services().limiter
+        limiter.check(limiter.new_seeds)
+        store = services().store
+        day = daily.daily_date_of(services().config.daily_key, game, seed)
+        if day is not None and any(p.game == game for p in store.daily_puzzles(day)):
+            day = None
+        number = None if day is None else daily.puzzle_number(day)
+        puzzle = store.ensure_puzzle(
+            game, seed, GAMES[game].rules_version, daily_date=day, number=number
+        )
+        request_solve(game, seed, services().config)
+    return puzzle
+
+
+def _ranked(entries: list[RunRecord]) -> list[dict[str, Any]]:
+    """Leaderboard rows with standard competition ranks (equal results share a rank)."""
+    rows: list[dict[str, Any]] = []
+    for position, run in enumerate(entries, start=1):
+        tied = rows and (rows[-1]["score"], rows[-1]["tiebreak"]) == (run.score, run.tiebreak)
+        rows.append(
+            {
+                "rank": rows[-1]["rank"] if tied else position,
+                "run_id": run.id,
+                "name": run.display_name,
+                "score": run.score,
+                "tiebreak": run.tiebreak,
+                "created_at": run.created_at.isoformat(),
+            }
+        )
+    return rows
+
+
+def leaderboard_answer(puzzle: PuzzleRecord) -> Response:
+    store = services().store
+    histogram = store.score_histogram(puzzle.id)
+    return jsonify(
+        {
+            "puzzle": puzzle_json(puzzle),
+            "entries": _ranked(store.leaderboard(puzzle.id)),
+            "histogram": [{"score": s, "count": n} for s, n in histogram.items()],
+            "players": store.player_count(puzzle.id),
+        }
+    )
+
+
+def may_see_line(puzzle: PuzzleRecord) -> bool:
+    """A daily's lines (the optimal one, other players' runs) show once its day is over,
+    or to a player whose own attempt of it is over."""
+    return not is_hidden(puzzle) or attempt_is_over(puzzle, players.current_player_id())
+
+
+def solution_answer(puzzle: PuzzleRecord) -> tuple[Response, int]:
+    if not may_see_line(puzzle):
+        raise ApiError(
+            403, "a daily's optimal line is shown once its day is over, or after your attempt"
+        )
+    body = {
+        "game": puzzle.game,
+        "seed": puzzle_json(puzzle)["seed"],
+        "status": puzzle.status,
+        "optimum": puzzle.optimum,
+        "tiebreak": puzzle.tiebreak,
+        "proved": puzzle.proved,
+        "actions": puzzle.witness if puzzle.status == "solved" else None,
+    }
+    return jsonify(body), 202 if puzzle.status == "pending" else 200
+
+
+@api.route(
+    "/puzzles/<game>/<seed>",
+    "GET",
+    summary="One practice puzzle",
+    responses={200: Answer("The puzzle, solved or pending", PUZZLE)},
+    errors=[404, 429],
+)
+def get_puzzle(game: str, seed: str) -> Response:
+    """A practice puzzle or a revealed past daily with its optimum or pending status. A seed
+    never seen before becomes a practice puzzle queued for solving (rate limited): poll until
+    its status is solved. Today's and coming dailies are a 404 here."""
+    return jsonify(puzzle_json(practice_puzzle_or_new(game, seed)))
+
+
+@api.route(
+    "/puzzles/<game>/<seed>/leaderboard",
+    "GET",
+    summary="Leaderboard and score histogram of a practice puzzle",
+    responses={200: Answer("Official runs ranked, and the histogram of their scores", LEADERBOARD)},
+    errors=[404],
+)
+def get_leaderboard(game: str, seed: str) -> Response:
+    """The official runs of a revealed past daily (none for practice seeds), best first, and
+    how many reached each score."""
+    return leaderboard_answer(practice_puzzle(game, seed))
+
+
+@api.route(
+    "/puzzles/<game>/<seed>/solution",
+    "GET",
+    summary="The optimal run of a practice puzzle",
+    responses=SOLUTION_RESPONSES,
+    errors=[404],
+)
+def get_solution(game: str, seed: str) -> tuple[Response, int]:
+    """The solver's optimal run of a practice puzzle or a revealed past daily."""
+    return solution_answer(practice_puzzle(game, seed))

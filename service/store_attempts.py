@@ -1,0 +1,156 @@
+"""Attempts in the database: a daily played on the server, one action batch at a time.
+
+Every append is one conditional UPDATE: it sets the new actions only where the
+attempt still has the number of actions the client based them on, so of two
+concurrent appends the database itself lets exactly one through, on SQLite and
+PostgreSQL alike. The append that ends the game stores the player's run in the
+same transaction, so an attempt is never over without its run.
+"""
+
+from __future__ import annotations
+
+import secrets
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, fields
+from typing import Any, Protocol
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from service.models import Attempt, Run
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    id: str
+    puzzle_id: int
+    player_id: str
+    actions: list[Any]
+    played: int
+    state: dict[str, Any]
+    over: bool
+    run_id: str | None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How the engine scored an attempt that is over."""
+
+    score: int | None
+    tiebreak: int
+    finished: bool
+
+
+def _attempt_record(row: Attempt) -> AttemptRecord:
+    names = (field.name for field in fields(AttemptRecord))
+    return AttemptRecord(**{name: getattr(row, name) for name in names})
+
+
+class _Storage(Protocol):
+    """What the attempts need of the Store they are part of."""
+
+    def _read(self) -> AbstractContextManager[Session]: ...
+    def _write(self) -> AbstractContextManager[Session]: ...
+    def _upsert_player(self, session: Session, player_id: str, name: str | None) -> None: ...
+    def _store_run(self, session: Session, fields: dict[str, Any], official: bool) -> Run: ...
+    @property
+    def _insert(self) -> Any: ...
+
+
+class AttemptStorage:
+    """The attempts part of service.store.Store."""
+
+    def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
+        with self._read() as session:
+            row = session.get(Attempt, attempt_id)
+            return _attempt_record(row) if row else None
+
+    def find_attempt(self: _Storage, puzzle_id: int, player_id: str) -> AttemptRecord | None:
+        """The player's attempt of the puzzle, if they started one."""
+        with self._read() as session:
+            row = session.scalar(
+                select(Attempt).filter_by(puzzle_id=puzzle_id, player_id=player_id)
+            )
+            return _attempt_record(row) if row else None
+
+    def start_attempt(
+        self: _Storage,
+        puzzle_id: int,
+        player_id: str,
+        start: dict[str, Any],
+        display_name: str | None = None,
+    ) -> tuple[AttemptRecord, bool]:
+        """The player's attempt of the puzzle, created at state start unless one exists;
+        True when it was created now. Concurrent starts create one attempt."""
+        with self._write() as session:
+            self._upsert_player(session, player_id, display_name)
+            created = session.scalar(
+                self._insert(Attempt)
+                .values(
+                    id=secrets.token_urlsafe(12),
+                    puzzle_id=puzzle_id,
+                    player_id=player_id,
+                    actions=[],
+                    played=0,
+                    state=start,
+                    over=False,
+                )
+                .on_conflict_do_nothing(index_elements=["puzzle_id", "player_id"])
+                .returning(Attempt.id)
+            )
+        found = AttemptStorage.find_attempt(self, puzzle_id, player_id)
+        assert found is not None, "an attempt just inserted or found conflicting must exist"
+        return found, created is not None
+
+    def append_to_attempt(
+        self: _Storage,
+        attempt: AttemptRecord,
+        actions: list[Any],
+        state: dict[str, Any],
+        *,
+        result: RunResult | None,
+        official: bool,
+        display_name: str | None = None,
+    ) -> AttemptRecord | None:
+        """Replace the attempt's actions (attempt.actions extended) and state, committed
+        before returning; None, changing nothing, when the attempt no longer has
+        attempt.played actions. With a result the attempt is over and becomes a run
+        (official if asked and the player has no official run of the puzzle)."""
+        with self._write() as session:
+            changed = session.execute(
+                update(Attempt)
+                .where(Attempt.id == attempt.id, Attempt.played == attempt.played)
+                .values(actions=actions, played=len(actions), state=state, over=result is not None)
+            ).rowcount
+            if changed != 1:
+                return None
+            if display_name is not None:
+                self._upsert_player(session, attempt.player_id, display_name)
+            run_id = None
+            if result is not None:
+                run = self._store_run(
+                    session,
+                    {
+                        "puzzle_id": attempt.puzzle_id,
+                        "player_id": attempt.player_id,
+                        "actions": actions,
+                        "score": result.score,
+                        "tiebreak": result.tiebreak,
+                        "finished": result.finished,
+                    },
+                    official,
+                )
+                run_id = run.id
+                session.execute(
+                    update(Attempt).where(Attempt.id == attempt.id).values(run_id=run_id)
+                )
+        return AttemptRecord(
+            id=attempt.id,
+            puzzle_id=attempt.puzzle_id,
+            player_id=attempt.player_id,
+            actions=actions,
+            played=len(actions),
+            state=state,
+            over=result is not None,
+            run_id=run_id,
+        )

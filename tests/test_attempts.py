@@ -1,0 +1,367 @@
+"""Attempts: today's daily played on the server once per player, and what a player who has
+not finished may see of other players' runs."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from threading import Barrier
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from puzzles import GAMES, get_game
+from service import daily
+from service.clock import Clock
+from service.players import COOKIE_NAME
+from service.store import PuzzleRecord, Store
+from service.store_attempts import RunResult
+from tests.api_fixtures import *  # noqa: F403 - the fixtures
+from tests.api_fixtures import (
+    FINISHING_GAME,
+    client_of,
+    finished_run,
+    over_run,
+    play_attempt,
+    start_attempt,
+    todays_daily,
+)
+
+games = pytest.mark.parametrize("game_name", sorted(GAMES))
+# Action types that reveal something new (a die, a card): the client must wait for the answer.
+REVEALING = {"roll", "reroll", "move", "gear_check", "start", "drive"}
+
+
+def append(client: FlaskClient, attempt: dict[str, Any], actions: list[Any], **extra: Any):
+    return client.post(
+        f"/api/v1/attempts/{attempt['attempt']}/actions",
+        json={"played": attempt["played"], "actions": actions, **extra},
+    )
+
+
+def batches(actions: list[Any]) -> list[list[Any]]:
+    """The actions cut as a client sends them: non-revealing ones travel with the next
+    revealing one."""
+    cut: list[list[Any]] = [[]]
+    for action in actions:
+        cut[-1].append(action)
+        if not isinstance(action, dict) or action.get("type") in REVEALING:
+            cut.append([])
+    return [batch for batch in cut if batch]
+
+
+@games
+def test_a_daily_is_played_through_its_attempt_to_an_official_run(
+    game_name: str, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, game_name)
+    game = get_game(game_name)
+    actions = finished_run(game, puzzle.seed) if game_name == FINISHING_GAME else over_run(
+        game, puzzle.seed
+    )
+    started = start_attempt(client, puzzle)
+    assert started.status_code == 201
+    attempt = started.get_json()
+    assert (attempt["played"], attempt["actions"], attempt["run"]) == (0, [], None)
+    assert attempt["puzzle"]["seed"] is None
+    state = game.new_game(puzzle.seed)
+    assert (attempt["view"], attempt["legal_actions"]) == (
+        game.view(state), game.legal_actions(state)
+    )
+    sent = batches(actions)
+    assert len(sent) > 1
+    for batch in sent:
+        answer = append(client, attempt, batch)
+        assert answer.status_code == 200, answer.get_json()
+        attempt = answer.get_json()
+        state = game.replay(puzzle.seed, attempt["actions"])
+        assert (attempt["view"], attempt["legal_actions"], attempt["over"]) == (
+            game.view(state), game.legal_actions(state), game.is_over(state)
+        )
+    assert attempt["actions"] == actions
+    run = client.get(f"/api/v1/runs/{attempt['run']}").get_json()
+    final = game.replay(puzzle.seed, actions)
+    assert (run["score"], run["tiebreak"], run["finished"]) == (
+        game.score(final), game.tiebreak(final), game.is_finished(final)
+    )
+    assert run["official"] is game.is_finished(final)
+    assert (run["actions"], run["seed"], run["yours"]) == (actions, None, True)
+    assert api_store.get_attempt(attempt["attempt"]).over
+
+
+def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
+    client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    first = start_attempt(client, puzzle).get_json()
+    append(client, first, actions[:5])
+    again = start_attempt(client, puzzle)
+    assert again.status_code == 200
+    assert (again.get_json()["attempt"], again.get_json()["actions"]) == (
+        first["attempt"], actions[:5]
+    )
+    assert client.get(f"/api/v1/attempts/{first['attempt']}").get_json() == again.get_json()
+    over = play_attempt(client, puzzle, actions)
+    after = start_attempt(client, puzzle).get_json()
+    assert (after["attempt"], after["over"], after["run"]) == (first["attempt"], True, over["run"])
+    refused = append(client, after, actions[:1])
+    assert refused.status_code == 422
+    assert api_store.get_attempt(first["attempt"]).played == len(actions)
+
+
+def test_a_retried_append_is_applied_once(client: FlaskClient, api_store: Store):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    attempt = start_attempt(client, puzzle).get_json()
+    first = append(client, attempt, actions[:2])
+    retried = append(client, attempt, actions[:2])  # the answer to the first was lost
+    assert (first.status_code, retried.status_code) == (200, 200)
+    assert retried.get_json() == first.get_json()
+    assert api_store.get_attempt(attempt["attempt"]).actions == actions[:2]
+
+
+def test_a_stale_played_count_is_a_409_with_the_current_state(
+    client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    attempt = start_attempt(client, puzzle).get_json()
+    current = append(client, attempt, actions[:3]).get_json()
+    assert actions[0] != actions[1]
+    for played, sent in ((0, actions[1:2]), (7, actions[7:8])):
+        answer = append(client, {**attempt, "played": played}, sent)
+        assert answer.status_code == 409
+        body = answer.get_json()
+        assert body["error"]
+        assert {key: body[key] for key in current} == current
+    assert api_store.get_attempt(attempt["attempt"]).played == 3
+
+
+def test_an_illegal_action_names_its_index_and_rule_and_appends_nothing(
+    client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    attempt = start_attempt(client, puzzle).get_json()
+    answer = append(client, attempt, [actions[0], {"type": "no-such-action"}])
+    assert answer.status_code == 422
+    assert answer.get_json()["index"] == 1
+    assert answer.get_json()["reason"]
+    assert api_store.get_attempt(attempt["attempt"]).played == 0
+
+
+def test_only_its_player_may_read_or_extend_an_attempt(app: Flask, api_store: Store):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    owner, other = client_of(app), client_of(app)
+    attempt = start_attempt(owner, puzzle).get_json()
+    start_attempt(other, puzzle)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    for answer in (
+        other.get(f"/api/v1/attempts/{attempt['attempt']}"),
+        append(other, attempt, actions[:1]),
+        client_of(app).get(f"/api/v1/attempts/{attempt['attempt']}"),
+    ):
+        assert answer.status_code == 404
+    assert api_store.get_attempt(attempt["attempt"]).played == 0
+
+
+def test_only_todays_daily_takes_attempts(client: FlaskClient, api_store: Store):
+    today = daily.today()
+    for day, status in ((today + timedelta(days=1), 404), (today - timedelta(days=1), 409)):
+        answer = client.post(f"/api/v1/daily/{day}/{FINISHING_GAME}/attempt", json={})
+        assert answer.status_code == status
+        assert "Set-Cookie" not in answer.headers
+    assert api_store.player_count() == 0
+
+
+def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(store: Store):
+    """On SQLite and PostgreSQL: the database's conditional update decides, every time."""
+    game = GAMES[FINISHING_GAME]
+    puzzle = store.ensure_puzzle(
+        FINISHING_GAME, "race", game.rules_version, daily_date=daily.today(), number=1
+    )
+    start = game.new_game(puzzle.seed)
+    attempt, _ = store.start_attempt(puzzle.id, "p1", start)
+    choices = game.legal_actions(start)[:2]
+    assert len(choices) == 2
+    for _round in range(10):
+        barrier = Barrier(2)
+
+        def race(action: Any, base=attempt, barrier=barrier) -> Any:
+            barrier.wait()
+            state = game.apply(base.state, action)
+            return store.append_to_attempt(
+                base, [*base.actions, action], state, result=None, official=False
+            )
+
+        with ThreadPoolExecutor(2) as pool:
+            outcomes = list(pool.map(race, choices))
+        winners = [outcome for outcome in outcomes if outcome is not None]
+        assert len(winners) == 1
+        attempt = store.get_attempt(attempt.id)
+        assert attempt.played == winners[0].played == len(winners[0].actions)
+        choices = game.legal_actions(attempt.state)[:2]
+        if len(choices) < 2:
+            break
+
+
+def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: Store):
+    game = GAMES[FINISHING_GAME]
+    puzzle = store.ensure_puzzle(
+        FINISHING_GAME, "ends", game.rules_version, daily_date=daily.today(), number=1
+    )
+    actions = finished_run(game, puzzle.seed)
+    attempt, created = store.start_attempt(puzzle.id, "p1", game.new_game(puzzle.seed), "Ada")
+    final = game.replay(puzzle.seed, actions)
+    result = RunResult(game.score(final), game.tiebreak(final), True)
+    over = store.append_to_attempt(attempt, actions, final, result=result, official=True)
+    assert created and over is not None and over.over
+    run = store.get_run(over.run_id)
+    assert (run.score, run.official, run.display_name, run.actions) == (
+        result.score, True, "Ada", actions
+    )
+    assert store.get_attempt(attempt.id) == over
+    assert store.append_to_attempt(attempt, actions, final, result=result, official=True) is None
+
+
+# What others see of a run while the day lasts
+
+
+def finish_as(app: Flask, puzzle: PuzzleRecord, variant: int, name: str) -> tuple[FlaskClient,
+                                                                                   dict[str, Any]]:
+    player = client_of(app)
+    over = play_attempt(player, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, variant),
+                        name=name)
+    return player, player.get(f"/api/v1/runs/{over['run']}").get_json()
+
+
+def test_another_players_run_of_today_shows_its_score_not_its_line_until_yours_is_over(
+    app: Flask, api_store: Store, clock: Clock
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    _ada, adas_run = finish_as(app, puzzle, 0, "Ada")
+    visitor = client_of(app)
+    seen = visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()
+    assert (seen["actions"], seen["seed"], seen["yours"]) == (None, None, False)
+    assert (seen["name"], seen["score"], seen["game"], seen["number"], seen["date"]) == (
+        "Ada", adas_run["score"], puzzle.game, puzzle.number, puzzle.daily_date.isoformat()
+    )
+    play_attempt(visitor, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1)[:-1])
+    assert visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()["actions"] is None
+    play_attempt(visitor, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1))
+    assert visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()["actions"] == adas_run[
+        "actions"
+    ]
+    clock.set(datetime.combine(puzzle.daily_date + timedelta(days=1), datetime.min.time(), UTC))
+    after = client_of(app).get(f"/api/v1/runs/{adas_run['id']}").get_json()
+    assert (after["actions"], after["seed"]) == (adas_run["actions"], puzzle.seed)
+
+
+def test_practice_of_a_daily_opens_after_the_attempt_or_the_day(
+    app: Flask, api_store: Store, clock: Clock
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    path = f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/play"
+    player = client_of(app)
+    assert player.post(path, json={"actions": actions[:3]}).status_code == 403
+    play_attempt(player, puzzle, actions)
+    practised = player.post(path, json={"actions": actions[:3]})
+    assert practised.status_code == 200
+    assert practised.get_json()["actions"] == actions[:3]
+    assert client_of(app).post(path, json={"actions": []}).status_code == 403
+    clock.set(datetime.combine(puzzle.daily_date + timedelta(days=1), datetime.min.time(), UTC))
+    assert client_of(app).post(path, json={"actions": actions}).get_json()["over"] is True
+    assert len(api_store.leaderboard(puzzle.id)) == 1
+
+
+def test_an_attempt_finished_after_its_day_is_a_practice_run(
+    app: Flask, api_store: Store, clock: Clock
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    player = client_of(app)
+    begun = play_attempt(player, puzzle, actions[:4])
+    clock.set(datetime.combine(puzzle.daily_date + timedelta(days=1), datetime.min.time(), UTC))
+    attempt = player.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", json={})
+    assert attempt.status_code == 409
+    over = append(player, begun, actions[4:]).get_json()
+    assert player.get(f"/api/v1/runs/{over['run']}").get_json()["official"] is False
+    assert api_store.leaderboard(puzzle.id) == []
+
+
+# Limits
+
+
+def test_attempt_starts_are_limited_per_address_and_daily(make_app):
+    app = make_app(RALLY_ATTEMPTS_PER_ADDRESS="2")
+    store = app.extensions["rally"].store
+    puzzle = todays_daily(store, FINISHING_GAME)
+    household = client_of(app)
+    address = household.environ_base["REMOTE_ADDR"]
+    statuses = []
+    for _ in range(3):
+        household.delete_cookie(COOKIE_NAME)
+        statuses.append(start_attempt(household, puzzle))
+    assert [answer.status_code for answer in statuses] == [201, 201, 429]
+    refused = statuses[-1]
+    assert 0 < int(refused.headers["Retry-After"]) <= 24 * 3600
+    assert COOKIE_NAME not in refused.headers.get("Set-Cookie", "")
+    returning = client_of(app)
+    returning.environ_base["REMOTE_ADDR"] = address
+    other_game = todays_daily(store, "rallye-raser")
+    assert start_attempt(returning, other_game).status_code == 201  # another daily
+    assert start_attempt(client_of(app), puzzle).status_code == 201  # another address
+
+
+def test_new_player_ids_are_limited_per_address(make_app):
+    app = make_app(RALLY_NEW_PLAYERS_PER_HOUR="2")
+    puzzle = todays_daily(app.extensions["rally"].store, FINISHING_GAME)
+    client = client_of(app)
+    statuses = []
+    for _ in range(3):
+        client.delete_cookie(COOKIE_NAME)
+        statuses.append(start_attempt(client, puzzle))
+    assert [answer.status_code for answer in statuses] == [201, 201, 429]
+    assert "Retry-After" in statuses[-1].headers
+    assert app.extensions["rally"].store.player_count() == 2
+
+
+# Names
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["   ", "Ada\u202eevil", "A\u200bda", "Ada\u2066", "\ufeffAda", "Ada\u00ad", "Ad\u0085a"],
+    ids=["blank", "bidi override", "zero-width space", "isolate", "BOM", "soft hyphen", "NEL"],
+)
+def test_names_with_invisible_or_reordering_characters_are_refused(
+    name: str, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    answer = start_attempt(client, puzzle, name=name)
+    assert answer.status_code == 400
+    assert "name" in answer.get_json()["error"]
+    assert api_store.player_count() == 0
+
+
+def test_a_name_is_stored_in_nfc_and_a_change_applies_to_later_runs_only(
+    client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    over = play_attempt(client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed),
+                        name="Zoe\u0308")
+    run = client.get(f"/api/v1/runs/{over['run']}").get_json()
+    assert run["name"] == "Zo\u00eb"
+    practice = api_store.ensure_puzzle(puzzle.game, "names", puzzle.rules_version)
+    later = client.post(
+        f"/api/v1/puzzles/{practice.game}/{practice.seed}/runs",
+        json={"actions": over_run(get_game(practice.game), practice.seed), "name": "Ada"},
+    ).get_json()
+    assert later["name"] == "Ada"
+    assert client.get(f"/api/v1/runs/{over['run']}").get_json()["name"] == "Zo\u00eb"
+    board = client.get(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/leaderboard")
+    assert board.get_json()["entries"][0]["name"] == "Zo\u00eb"

@@ -1,0 +1,299 @@
+"""A daily's secret from its commitment to its reveal, walked with the service's clock; the
+seed found in no answer of its day; writes from other sites refused; old rules kept."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import subprocess
+import sys
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from puzzles import GAMES, get_game
+from service import daily
+from service.clock import Clock
+from service.jobs import store_solution
+from service.players import COOKIE_NAME
+from service.store import PuzzleRecord, Store
+from solver import solve
+from tests.api_fixtures import *  # noqa: F403 - the fixtures
+from tests.api_fixtures import (
+    DAILY_KEY,
+    FINISHING_GAME,
+    client_of,
+    finished_run,
+    play_attempt,
+    start_attempt,
+    todays_daily,
+)
+
+DAY = date(2026, 12, 10)
+
+
+def at(day: date, hour: int = 12) -> datetime:
+    return datetime.combine(day, time(hour), UTC)
+
+
+def test_a_daily_is_committed_ahead_hidden_on_its_day_and_revealed_after(
+    app: Flask, clock: Clock, api_store: Store
+):
+    game = FINISHING_GAME
+    seed = daily.daily_seed(DAILY_KEY, game, DAY)
+    client = client_of(app)
+
+    # Three days ahead the planning job records it: its commitment is public, nothing else.
+    clock.set(at(DAY - timedelta(days=3)))
+    daily.ensure_dailies(api_store, DAILY_KEY, DAY)
+    upcoming = client.get("/api/v1/daily/upcoming").get_json()["puzzles"]
+    committed = next(p for p in upcoming if p["game"] == game and p["date"] == DAY.isoformat())
+    assert client.get(f"/api/v1/daily/{DAY}").status_code == 404
+    puzzle = next(p for p in api_store.daily_puzzles(DAY) if p.game == game)
+    store_solution(api_store, puzzle.id, solve(game, seed))  # what the worker's job stores
+
+    # On its day: the same commitment and the optimum, never the seed.
+    clock.set(at(DAY, 0))
+    shown = next(p for p in client.get("/api/v1/daily").get_json()["puzzles"] if p["game"] == game)
+    assert (shown["commitment"], shown["seed"]) == (committed["commitment"], None)
+    assert shown["status"] == "solved"
+    clock.set(at(DAY, 23) + timedelta(minutes=59, seconds=59))
+    assert client.get(f"/api/v1/daily/{DAY}").get_json()["puzzles"][0]["seed"] is None
+    assert client.get(f"/api/v1/puzzles/{game}/{seed}").status_code == 404
+
+    # From 00:00 UTC the next day, the seed stands beside its commitment.
+    clock.set(at(DAY + timedelta(days=1), 0))
+    revealed = next(
+        p for p in client.get(f"/api/v1/daily/{DAY}").get_json()["puzzles"] if p["game"] == game
+    )
+    assert revealed["seed"] == seed
+    hashed = f"{game}:{revealed['rules_version']}:{revealed['seed']}"
+    assert hashlib.sha256(hashed.encode()).hexdigest() == committed["commitment"]
+
+    # Anyone checks the optimum with the project's own solver, as docs/verify.md shows.
+    checked = subprocess.run(
+        [sys.executable, "-m", "service.cli", "solve", game, revealed["seed"], "--json"],
+        capture_output=True, text=True, check=True, timeout=300,
+    )
+    verified = json.loads(checked.stdout)
+    assert verified["rules_version"] == revealed["rules_version"]
+    assert (verified["optimum"], verified["tiebreak"]) == (
+        revealed["optimum"], revealed["tiebreak"]
+    )
+
+
+def test_keys_shorter_than_32_bytes_are_refused(tmp_path):
+    from service.config import Config, ConfigError
+
+    for name in ("RALLY_SECRET_KEY", "RALLY_DAILY_KEY"):
+        with pytest.raises(ConfigError, match=f"{name} is 5 bytes long: use at least 32"):
+            Config.from_env({"RALLY_INSTANCE_PATH": str(tmp_path), name: "short"})
+
+
+def test_rally_refuses_to_start_with_a_short_key_and_says_why(tmp_path, process_env):
+    answer = subprocess.run(
+        [sys.executable, "-m", "service.cli", "migrate"],
+        env={**process_env, "RALLY_INSTANCE_PATH": str(tmp_path / "i"),
+             "RALLY_DAILY_KEY": "k"},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert answer.returncode != 0
+    assert "RALLY_DAILY_KEY is 1 bytes long: use at least 32" in answer.stderr
+    assert "Traceback" not in answer.stderr
+
+
+# Nothing of the day shows the seed
+
+
+class Recorder:
+    """Every answer a client got: status, headers and body as text."""
+
+    def __init__(self, client: FlaskClient) -> None:
+        self.client = client
+        self.seen: list[str] = []
+
+    def __call__(self, method: str, path: str, **kwargs: Any) -> Any:
+        answer = self.client.open(path, method=method, **kwargs)
+        # The answer only: the request's path may hold a seed the test itself sent.
+        self.seen.append(f"{answer.status_code} {answer.headers} {answer.get_data(as_text=True)}")
+        return answer
+
+
+def test_no_answer_page_or_log_line_of_the_day_contains_its_seed(
+    app: Flask, api_store: Store, caplog: pytest.LogCaptureFixture
+):
+    caplog.set_level(logging.DEBUG)
+    today = daily.today()
+    puzzles = {name: todays_daily(api_store, name) for name in GAMES}
+    crazy = puzzles[FINISHING_GAME]
+    store_solution(api_store, crazy.id, solve(crazy.game, crazy.seed))
+    finisher, visitor = Recorder(client_of(app)), Recorder(client_of(app))
+    actions = finished_run(get_game(crazy.game), crazy.seed)
+    played = start_attempt(finisher.client, crazy).get_json()
+    for name in GAMES:
+        for who in (finisher, visitor):
+            who("POST", f"/api/v1/daily/{today}/{name}/attempt", json={})
+    attempt = played["attempt"]
+    finisher("POST", f"/api/v1/attempts/{attempt}/actions",
+             json={"played": 0, "actions": [{"type": "no-such"}]})
+    finisher("POST", f"/api/v1/attempts/{attempt}/actions",
+             json={"played": 5, "actions": actions[:1]})
+    over = finisher("POST", f"/api/v1/attempts/{attempt}/actions",
+                    json={"played": 0, "actions": actions, "name": "Ada"}).get_json()
+    run_id = over["run"]
+    for who in (finisher, visitor):
+        for path in [
+            "/api/v1/daily", f"/api/v1/daily/{today}", "/api/v1/daily/upcoming",
+            "/api/v1/games", "/api/v1/openapi.json", f"/api/v1/runs/{run_id}",
+            f"/api/v1/attempts/{attempt}", "/", "/archive", "/practice",
+            f"/runs/{run_id}", *(f"/rules/{name}" for name in GAMES),
+            *(f"/api/v1/daily/{today}/{name}/{part}" for name in GAMES
+              for part in ("leaderboard", "solution")),
+            *(f"/api/v1/puzzles/{p.game}/{p.seed}{part}" for p in puzzles.values()
+              for part in ("", "/leaderboard", "/solution")),
+            *(f"/play/{p.game}/{p.seed}" for p in puzzles.values()),
+        ]:
+            who("GET", path)
+        for p in puzzles.values():
+            who("POST", f"/api/v1/daily/{today}/{p.game}/play", json={"actions": []})
+            who("POST", f"/api/v1/play/{p.game}/{p.seed}", json={"actions": []})
+            who("POST", f"/api/v1/puzzles/{p.game}/{p.seed}/runs", json={"actions": actions})
+    assert len(finisher.seen) + len(visitor.seen) > 60
+    assert over["over"] is True
+    assert sum(seen.startswith("200 ") for seen in finisher.seen) > 15
+    everything = "\n".join([*finisher.seen, *visitor.seen, caplog.text])
+    for puzzle in puzzles.values():
+        assert puzzle.seed not in everything
+        assert puzzle.seed.split("-")[1] not in everything
+
+
+# Writes from other sites
+
+
+CROSS_SITE = {
+    "text/plain body": {"content_type": "text/plain"},
+    "form body": {"content_type": "application/x-www-form-urlencoded"},
+    "no content type": {"content_type": ""},
+    "another origin": {"headers": {"Origin": "https://evil.example"}},
+    "a sibling origin": {"headers": {"Origin": "http://127.0.0.1:8001"}},
+    "opaque origin": {"headers": {"Origin": "null"}},
+    "cross-site fetch": {"headers": {"Sec-Fetch-Site": "cross-site"}},
+    "same-site fetch": {"headers": {"Sec-Fetch-Site": "same-site"}},
+}
+
+
+def cookie_of(client: FlaskClient) -> str | None:
+    cookie = client.get_cookie(COOKIE_NAME)
+    return None if cookie is None else cookie.value
+
+
+@pytest.mark.parametrize("request_kind", CROSS_SITE.values(), ids=CROSS_SITE.keys())
+def test_a_write_from_another_site_is_refused_and_leaves_the_cookie_alone(
+    request_kind: dict[str, Any], app: Flask, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    stranger = client_of(app)
+    visitor = client_of(app)
+    attempt = start_attempt(visitor, puzzle, name="Ada").get_json()
+    cookie = cookie_of(visitor)
+    practice = api_store.ensure_puzzle(puzzle.game, "csrf", puzzle.rules_version)
+    body = json.dumps({"played": 0, "actions": actions[:2], "name": "Mallory"})
+    writes = [
+        (f"/api/v1/attempts/{attempt['attempt']}/actions", body),
+        (f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", "{}"),
+        (f"/api/v1/puzzles/{practice.game}/{practice.seed}/runs",
+         json.dumps({"actions": actions, "name": "Mallory"})),
+    ]
+    for client in (visitor, stranger):
+        for path, data in writes:
+            answer = client.post(path, data=data, **{"content_type": "application/json",
+                                                     **request_kind})
+            assert answer.status_code == 403, (path, answer.get_json())
+            assert answer.get_json()["error"]
+            assert "Set-Cookie" not in answer.headers
+    assert cookie_of(visitor) == cookie
+    assert cookie_of(stranger) is None
+    assert api_store.get_attempt(attempt["attempt"]).played == 0
+    assert api_store.display_name(api_store.get_attempt(attempt["attempt"]).player_id) == "Ada"
+    assert api_store.player_count() == 1
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Origin": "http://127.0.0.1:8000", "Sec-Fetch-Site": "same-origin"},
+        {"Origin": "http://localhost"},
+    ],
+    ids=["no browser headers", "the public origin", "the origin asked"],
+)
+def test_a_same_origin_json_write_is_accepted(
+    headers: dict[str, str], client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    answer = client.post(
+        f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", json={}, headers=headers
+    )
+    assert answer.status_code == 201
+
+
+# Puzzles of older rules
+
+
+def old_rules(game: str) -> str:
+    return re.sub(r"\d+$", "0", GAMES[game].rules_version)
+
+
+def test_a_past_daily_of_older_rules_keeps_its_results_and_is_practised_under_the_new(
+    client: FlaskClient, api_store: Store, clock: Clock
+):
+    game = FINISHING_GAME
+    seed = daily.daily_seed(DAILY_KEY, game, DAY)
+    old = api_store.ensure_puzzle(game, seed, old_rules(game), daily_date=DAY,
+                                  number=daily.puzzle_number(DAY))
+    api_store.record_solution(old.id, optimum=1234, tiebreak=5, witness=[], proved=True,
+                              solve_seconds=1.0)
+    stored_run = api_store.add_run(old, "p-old", actions=["from the old rules"], score=999,
+                                   tiebreak=1, finished=True, display_name="Old", today=DAY)
+    clock.set(at(DAY + timedelta(days=2)))
+    shown = next(p for p in client.get(f"/api/v1/daily/{DAY}").get_json()["puzzles"]
+                 if p["game"] == game)
+    assert (shown["rules_version"], shown["optimum"], shown["seed"]) == (
+        old_rules(game), 1234, seed
+    )
+    board = client.get(f"/api/v1/daily/{DAY}/{game}/leaderboard").get_json()
+    assert [(e["name"], e["score"]) for e in board["entries"]] == [("Old", 999)]
+    run = client.get(f"/api/v1/runs/{stored_run.id}").get_json()
+    assert (run["score"], run["rules_version"]) == (999, old_rules(game))
+    practice = client.get(f"/api/v1/puzzles/{game}/{seed}").get_json()
+    assert practice["rules_version"] == GAMES[game].rules_version
+    assert (practice["date"], practice["status"]) == (None, "pending")
+    actions = finished_run(get_game(game), seed)
+    played = client.post(f"/api/v1/daily/{DAY}/{game}/play", json={"actions": actions})
+    assert played.get_json()["finished"] is True
+    assert api_store.get_puzzle_by_id(old.id).optimum == 1234
+
+
+def test_todays_daily_stored_under_older_rules_is_played_under_the_current(
+    client: FlaskClient, api_store: Store
+):
+    game = FINISHING_GAME
+    today = daily.today()
+    seed = daily.daily_seed(DAILY_KEY, game, today)
+    old = api_store.ensure_puzzle(game, seed, old_rules(game), daily_date=today,
+                                  number=daily.puzzle_number(today))
+    attempt = start_attempt(client, old).get_json()
+    assert attempt["puzzle"]["rules_version"] == GAMES[game].rules_version
+    over = play_attempt(client, todays_puzzle(api_store, game), finished_run(get_game(game), seed))
+    assert client.get(f"/api/v1/runs/{over['run']}").get_json()["official"] is True
+
+
+def todays_puzzle(store: Store, game: str) -> PuzzleRecord:
+    return next(p for p in store.daily_puzzles(daily.today())
+                if p.game == game and p.rules_version == GAMES[game].rules_version)
