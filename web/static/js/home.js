@@ -6,11 +6,11 @@ import { playerCount } from "./puzzles.js";
 
 const section = document.getElementById("today");
 
-// Today's official run, as far as this device knows it.
-const officialRun = (puzzle) => submittedRuns(dailyKey(puzzle.game, puzzle.date)).find((run) => run.official);
+// The run today's attempt became, as far as this device knows it (official when it finished).
+const attemptRun = (puzzle) => submittedRuns(dailyKey(puzzle.game, puzzle.date))[0];
 
 function yourStatus(puzzle) {
-  const run = officialRun(puzzle);
+  const run = attemptRun(puzzle);
   if (run) {
     return h("a", { href: `/runs/${encodeURIComponent(run.id)}`, class: "badge done" },
       `✓ Played: ${run.score ?? "did not finish"}`);
@@ -23,7 +23,7 @@ function yourStatus(puzzle) {
 function showPuzzle(puzzle, players) {
   const card = section.querySelector(`.puzzle-card[data-game="${puzzle.game}"]`);
   if (!card) return;
-  const played = Boolean(officialRun(puzzle));
+  const played = Boolean(attemptRun(puzzle));
   const verb = played ? "See your run" : attemptStarted(dailyKey(puzzle.game, puzzle.date)) ? "Continue" : "Play";
   const title = gameTitle(puzzle.game);
   clear(card.querySelector(".status"), yourStatus(puzzle));

@@ -155,12 +155,12 @@ const link = (href, text, primary) => h("a", { class: primary ? "button primary"
 // practice race's submission.
 const FINISHES = {
   daily(state) {
-    recordRun(dailyKey(game, date), { id: state.run, score: state.score, official: true });
+    if (state.run) recordRun(dailyKey(game, date), { id: state.run, score: state.score, official: state.finished });
     return {
       summary: state.finished
         ? `Your official run scored ${scoreText(state)}. See where it stands, and the optimal line.`
         : "The race ended without reaching the finish, so your official run has no score. The optimal line is yours to study.",
-      links: [link(`/runs/${encodeURIComponent(state.run)}`, "See the result and the optimal line", true),
+      links: [state.run ? link(`/runs/${encodeURIComponent(state.run)}`, "See the result and the optimal line", true) : null,
         link(dailyPracticeUrl(game, date), "Play again (practice)")],
     };
   },
