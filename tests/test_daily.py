@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 from puzzles import GAMES, validate_seed
 from service import daily
-from service.config import Config
+from service.config import Config, secure_instance_folder
 from service.store import Store
 
 DAY = date(2026, 11, 30)
@@ -115,3 +116,24 @@ def test_a_bad_number_setting_is_refused_by_name(instance_path: Path, value: str
 def test_an_instance_path_too_long_for_the_redis_socket_is_refused(tmp_path: Path):
     with pytest.raises(ValueError, match="too long"):
         Config.from_env({"RALLY_INSTANCE_PATH": str(tmp_path / ("x" * 120))})
+
+
+def test_an_instance_folder_made_before_is_made_private(tmp_path: Path):
+    instance = tmp_path / "i"
+    (instance / "redis").mkdir(parents=True)
+    for path in (instance / "rally.sqlite3", instance / "redis" / "a.aof"):
+        path.write_text("data")
+        path.chmod(0o644)
+    instance.chmod(0o755)
+    previous = os.umask(0o022)
+    try:
+        secure_instance_folder(instance)
+        created = instance / "created-after"
+        created.write_text("data")
+        assert stat.S_IMODE(created.stat().st_mode) == 0o600
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(instance.stat().st_mode) == 0o700
+    assert stat.S_IMODE((instance / "redis").stat().st_mode) == 0o700
+    for path in (instance / "rally.sqlite3", instance / "redis" / "a.aof"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600

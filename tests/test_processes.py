@@ -16,6 +16,7 @@ import redis
 from conftest import alive, free_port, started_under, wait_for_http
 
 from service.config import Config
+from service.daily import commitment
 from service.redis_server import EmbeddedRedis, redis_server_binary
 from service.store import Store
 
@@ -58,7 +59,16 @@ def test_serve_runs_everything_and_stops_everything(
     config = Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path)})
     with Store(config.database_url) as store:
         stored = store.daily_puzzles(date.fromisoformat(daily["date"]))
-    assert {puzzle.seed for puzzle in stored} == {puzzle["seed"] for puzzle in daily["puzzles"]}
+    assert {commitment(p.game, p.rules_version, p.seed) for p in stored} == {
+        puzzle["commitment"] for puzzle in daily["puzzles"]
+    }
+    # The database, the Redis files and the keys: nobody but their owner may read them.
+    assert stat.S_IMODE(instance_path.stat().st_mode) == 0o700
+    private = [path for path in instance_path.rglob("*") if not path.is_socket()]
+    assert any(path.name.endswith(".aof") for path in private)
+    assert any(path.name.endswith("-wal") or path.suffix == ".sqlite3" for path in private)
+    for path in private:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
 
 
 def test_without_redis_on_path_the_packaged_server_is_used(tmp_path: Path, monkeypatch):
