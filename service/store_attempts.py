@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import secrets
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Engine, RowMapping
 
-from service.models import Attempt, Run
+from service.models import Attempt, utc_now
+from service.store_statements import RECORDED_ATTEMPT_COLUMNS, Statements
 
 
 @dataclass(frozen=True)
@@ -41,37 +41,41 @@ class RunResult:
     finished: bool
 
 
-def _attempt_record(row: Attempt) -> AttemptRecord:
-    names = (field.name for field in fields(AttemptRecord))
-    return AttemptRecord(**{name: getattr(row, name) for name in names})
+def _attempt_record(row: RowMapping) -> AttemptRecord:
+    return AttemptRecord(**{name: row[name] for name in RECORDED_ATTEMPT_COLUMNS})
 
 
 class _Storage(Protocol):
     """What the attempts need of the Store they are part of."""
 
-    def _read(self) -> AbstractContextManager[Session]: ...
-    def _write(self) -> AbstractContextManager[Session]: ...
-    def _upsert_player(self, session: Session, player_id: str, name: str | None) -> None: ...
-    def _store_run(self, session: Session, fields: dict[str, Any], official: bool) -> Run: ...
+    engine: Engine
+    _sql: Statements
+
+    def _write_rows(self) -> AbstractContextManager[Connection]: ...
+    def _upsert_player(self, session: Connection, player_id: str, name: str | None) -> None: ...
+    def _store_run(self, connection: Connection, fields: dict[str, Any], official: bool) -> Any: ...
     @property
     def _insert(self) -> Any: ...
+
+
+def _one_attempt(storage: _Storage, statement: Any, **params: Any) -> AttemptRecord | None:
+    # Plain rows, not ORM objects: an attempt is read on every append.
+    with storage.engine.connect() as connection:
+        row = connection.execute(statement, params).mappings().first()
+        return _attempt_record(row) if row else None
 
 
 class AttemptStorage:
     """The attempts part of service.store.Store."""
 
     def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
-        with self._read() as session:
-            row = session.get(Attempt, attempt_id)
-            return _attempt_record(row) if row else None
+        return _one_attempt(self, self._sql.attempt_by_id, attempt_id=attempt_id)
 
     def find_attempt(self: _Storage, puzzle_id: int, player_id: str) -> AttemptRecord | None:
         """The player's attempt of the puzzle, if they started one."""
-        with self._read() as session:
-            row = session.scalar(
-                select(Attempt).filter_by(puzzle_id=puzzle_id, player_id=player_id)
-            )
-            return _attempt_record(row) if row else None
+        return _one_attempt(
+            self, self._sql.attempt_of, puzzle_id=puzzle_id, player_id=player_id
+        )
 
     def start_attempt(
         self: _Storage,
@@ -82,12 +86,14 @@ class AttemptStorage:
     ) -> tuple[AttemptRecord, bool]:
         """The player's attempt of the puzzle, created at state start unless one exists;
         True when it was created now. Concurrent starts create one attempt."""
-        with self._write() as session:
-            self._upsert_player(session, player_id, display_name)
-            created = session.scalar(
+        with self._write_rows() as connection:
+            self._upsert_player(connection, player_id, display_name)
+            created = connection.scalar(
                 self._insert(Attempt)
                 .values(
                     id=secrets.token_urlsafe(12),
+                    created_at=utc_now(),
+                    updated_at=utc_now(),
                     puzzle_id=puzzle_id,
                     player_id=player_id,
                     actions=[],
@@ -116,20 +122,27 @@ class AttemptStorage:
         before returning; None, changing nothing, when the attempt no longer has
         attempt.played actions. With a result the attempt is over and becomes a run
         (official if asked and the player has no official run of the puzzle)."""
-        with self._write() as session:
-            changed = session.execute(
-                update(Attempt)
-                .where(Attempt.id == attempt.id, Attempt.played == attempt.played)
-                .values(actions=actions, played=len(actions), state=state, over=result is not None)
+        with self._write_rows() as connection:
+            changed = connection.execute(
+                self._sql.append,
+                {
+                    "attempt_id": attempt.id,
+                    "expected": attempt.played,
+                    "new_actions": actions,
+                    "new_played": len(actions),
+                    "new_state": state,
+                    "new_over": result is not None,
+                    "now": utc_now(),
+                },
             ).rowcount
             if changed != 1:
                 return None
             if display_name is not None:
-                self._upsert_player(session, attempt.player_id, display_name)
+                self._upsert_player(connection, attempt.player_id, display_name)
             run_id = None
             if result is not None:
                 run = self._store_run(
-                    session,
+                    connection,
                     {
                         "puzzle_id": attempt.puzzle_id,
                         "player_id": attempt.player_id,
@@ -141,8 +154,8 @@ class AttemptStorage:
                     official,
                 )
                 run_id = run.id
-                session.execute(
-                    update(Attempt).where(Attempt.id == attempt.id).values(run_id=run_id)
+                connection.execute(
+                    self._sql.attempt_run, {"attempt_id": attempt.id, "new_run_id": run_id}
                 )
         return AttemptRecord(
             id=attempt.id,
