@@ -1,15 +1,18 @@
 """Attempts in the database: a daily played on the server, one action batch at a time.
 
-Every append is one conditional UPDATE: it sets the new actions only where the
-attempt still has the number of actions the client based them on, so of two
-concurrent appends the database itself lets exactly one through, on SQLite and
-PostgreSQL alike. The append that ends the game stores the player's run in the
-same transaction, so an attempt is never over without its run.
+An append reads the attempt, has the caller check the new actions against it, and
+writes them in one transaction. The write is a conditional UPDATE: it sets the
+new actions only where the attempt still has the number of actions they were
+checked against, so of two concurrent appends the database itself lets exactly
+one through, on SQLite and PostgreSQL alike. The append that ends the game
+stores the player's run in the same transaction, so an attempt is never over
+without its run.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -39,6 +42,21 @@ class RunResult:
     score: int | None
     tiebreak: int
     finished: bool
+
+
+@dataclass(frozen=True)
+class Extension:
+    """What to append to an attempt: the new actions and the state after them; when they
+    end the game, its result and whether the run is official."""
+
+    actions: list[Any]
+    state: dict[str, Any]
+    result: RunResult | None = None
+    official: bool = False
+
+
+class AttemptMoved(Exception):  # noqa: N818 - it is an outcome, not a failure
+    """Another request appended to the attempt between its reading and this append."""
 
 
 def _attempt_record(row: RowMapping) -> AttemptRecord:
@@ -108,62 +126,76 @@ class AttemptStorage:
         assert found is not None, "an attempt just inserted or found conflicting must exist"
         return found, created is not None
 
-    def append_to_attempt(
+    def extend_attempt(
         self: _Storage,
-        attempt: AttemptRecord,
-        actions: list[Any],
-        state: dict[str, Any],
-        *,
-        result: RunResult | None,
-        official: bool,
+        attempt_id: str,
+        extend: Callable[[AttemptRecord | None], Extension | None],
         display_name: str | None = None,
-    ) -> AttemptRecord | None:
-        """Replace the attempt's actions (attempt.actions extended) and state, committed
-        before returning; None, changing nothing, when the attempt no longer has
-        attempt.played actions. With a result the attempt is over and becomes a run
-        (official if asked and the player has no official run of the puzzle)."""
+    ) -> AttemptRecord:
+        """Read the attempt and append what extend(attempt) decides, in one transaction
+        committed before returning: the attempt as it then is.
+
+        extend gets None for an unknown attempt; it raises to refuse (nothing is
+        written) and returns None to append nothing. A given display name becomes
+        the player's. AttemptMoved when another request appended first.
+        """
         with self._write_rows() as connection:
-            changed = connection.execute(
-                self._sql.append,
-                {
-                    "attempt_id": attempt.id,
-                    "expected": attempt.played,
-                    "new_actions": actions,
-                    "new_played": len(actions),
-                    "new_state": state,
-                    "new_over": result is not None,
-                    "now": utc_now(),
-                },
-            ).rowcount
-            if changed != 1:
-                return None
+            row = connection.execute(self._sql.attempt_by_id, {"attempt_id": attempt_id})
+            found = row.mappings().first()
+            attempt = _attempt_record(found) if found else None
+            extension = extend(attempt)
+            if attempt is None:
+                raise LookupError(f"no attempt {attempt_id!r}")
             if display_name is not None:
                 self._upsert_player(connection, attempt.player_id, display_name)
-            run_id = None
-            if result is not None:
-                run = self._store_run(
-                    connection,
-                    {
-                        "puzzle_id": attempt.puzzle_id,
-                        "player_id": attempt.player_id,
-                        "actions": actions,
-                        "score": result.score,
-                        "tiebreak": result.tiebreak,
-                        "finished": result.finished,
-                    },
-                    official,
-                )
-                run_id = run.id
-                connection.execute(
-                    self._sql.attempt_run, {"attempt_id": attempt.id, "new_run_id": run_id}
-                )
+            if extension is None:
+                return attempt
+            return AttemptStorage._append(self, connection, attempt, extension)
+
+    def _append(
+        self: _Storage, connection: Connection, attempt: AttemptRecord, extension: Extension
+    ) -> AttemptRecord:
+        actions = [*attempt.actions, *extension.actions]
+        result = extension.result
+        changed = connection.execute(
+            self._sql.append,
+            {
+                "attempt_id": attempt.id,
+                "expected": attempt.played,
+                "new_actions": actions,
+                "new_played": len(actions),
+                "new_state": extension.state,
+                "new_over": result is not None,
+                "now": utc_now(),
+            },
+        ).rowcount
+        if changed != 1:
+            raise AttemptMoved(attempt.id)
+        run_id = None
+        if result is not None:
+            run = self._store_run(
+                connection,
+                {
+                    "puzzle_id": attempt.puzzle_id,
+                    "player_id": attempt.player_id,
+                    "actions": actions,
+                    "score": result.score,
+                    "tiebreak": result.tiebreak,
+                    "finished": result.finished,
+                },
+                extension.official,
+            )
+            run_id = run.id
+            connection.execute(
+                self._sql.attempt_run, {"attempt_id": attempt.id, "new_run_id": run_id}
+            )
         return AttemptRecord(
             id=attempt.id,
             puzzle_id=attempt.puzzle_id,
             player_id=attempt.player_id,
             actions=actions,
             played=len(actions),
-            state=state,
+            state=extension.state,
             over=result is not None,
             run_id=run_id,
         )
