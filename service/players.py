@@ -35,6 +35,12 @@ def _signer() -> Signer:
 
 def current_player_id() -> str | None:
     """The id in the request's cookie, or None when it is absent or its signature is wrong."""
+    if "cookie_player_id" not in g:
+        g.cookie_player_id = _verified_cookie()
+    return g.cookie_player_id
+
+
+def _verified_cookie() -> str | None:
     signed = request.cookies.get(COOKIE_NAME)
     if signed is None:
         return None

@@ -17,15 +17,16 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import Connection, Engine, create_engine, event, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.clock import CLOCK
-from service.models import Player, Puzzle, Run
+from service.models import Player, Puzzle, Run, utc_now
 from service.store_attempts import AttemptStorage
+from service.store_statements import prepared
 
 # Execution option that marks a connection as opened for writing (SQLite: BEGIN IMMEDIATE).
 _WRITE_OPTION = "rally_write"
@@ -126,11 +127,11 @@ class Store(AttemptStorage):
 
     def __init__(self, database_url: str) -> None:
         self.engine = make_engine(database_url)
+        self._write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
         self._reading = sessionmaker(self.engine, expire_on_commit=False)
-        self._writing = sessionmaker(
-            self.engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False
-        )
+        self._writing = sessionmaker(self._write_engine, expire_on_commit=False)
         self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
+        self._sql = prepared(self._insert)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -150,6 +151,13 @@ class Store(AttemptStorage):
     def _write(self) -> Iterator[Session]:
         with self._writing() as session, session.begin():
             yield session
+
+    @contextmanager
+    def _write_rows(self) -> Iterator[Connection]:
+        """A write transaction without the ORM, for the paths every play takes (a run, an
+        attempt's append): the ORM's unit of work cost more CPU than the rules engine."""
+        with self._write_engine.begin() as connection:
+            yield connection
 
     # Puzzles
 
@@ -251,15 +259,13 @@ class Store(AttemptStorage):
 
     # Players
 
-    def _upsert_player(self, session: Session, player_id: str, display_name: str | None) -> None:
-        statement = self._insert(Player).values(id=player_id, display_name=display_name)
+    def _upsert_player(
+        self, session: Session | Connection, player_id: str, display_name: str | None
+    ) -> None:
         if display_name is None:
-            statement = statement.on_conflict_do_nothing(index_elements=["id"])
+            session.execute(self._sql.add_player, {"player_id": player_id})
         else:
-            statement = statement.on_conflict_do_update(
-                index_elements=["id"], set_={"display_name": display_name}
-            )
-        session.execute(statement)
+            session.execute(self._sql.name_player, {"player_id": player_id, "name": display_name})
 
     def upsert_player(self, player_id: str, display_name: str | None = None) -> None:
         """Record the player; a given display name replaces the stored one."""
@@ -325,27 +331,29 @@ class Store(AttemptStorage):
     def _insert_run(
         self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
     ) -> RunRecord:
-        with self._write() as session:
-            self._upsert_player(session, fields["player_id"], display_name)
-            return _run_record(self._store_run(session, fields, official_if_first))
+        with self._write_rows() as connection:
+            self._upsert_player(connection, fields["player_id"], display_name)
+            return self._store_run(connection, fields, official_if_first)
 
-    def _store_run(self, session: Session, fields: dict[str, Any], official_if_first: bool) -> Run:
+    def _store_run(
+        self, connection: Connection, fields: dict[str, Any], official_if_first: bool
+    ) -> RunRecord:
         """A new run under its player's current name, official if asked and the player's
         first official run of the puzzle (the player must be stored already)."""
         official = official_if_first and not self._has_official_run(
-            session, fields["puzzle_id"], fields["player_id"]
+            connection, fields["puzzle_id"], fields["player_id"]
         )
-        name = session.scalar(select(Player.display_name).filter_by(id=fields["player_id"]))
-        run = Run(id=secrets.token_urlsafe(12), official=official, display_name=name, **fields)
-        session.add(run)
-        session.flush()
-        return run
+        values = {"id": secrets.token_urlsafe(12), "official": official,
+                  "created_at": utc_now(), **fields}
+        name = connection.execute(self._sql.insert_run, values).scalar_one()
+        return RunRecord(**values, display_name=name)
 
-    @staticmethod
-    def _has_official_run(session: Session, puzzle_id: int, player_id: str) -> bool:
-        found = session.scalar(
-            select(Run.id).filter_by(puzzle_id=puzzle_id, player_id=player_id, official=True)
-        )
+    def _has_official_run(
+        self, session: Session | Connection, puzzle_id: int, player_id: str
+    ) -> bool:
+        found = session.execute(
+            self._sql.official_run_of, {"puzzle_id": puzzle_id, "player_id": player_id}
+        ).first()
         return found is not None
 
     def get_run(self, run_id: str) -> RunRecord | None:

@@ -1,23 +1,26 @@
 """Attempts in the database: a daily played on the server, one action batch at a time.
 
-Every append is one conditional UPDATE: it sets the new actions only where the
-attempt still has the number of actions the client based them on, so of two
-concurrent appends the database itself lets exactly one through, on SQLite and
-PostgreSQL alike. The append that ends the game stores the player's run in the
-same transaction, so an attempt is never over without its run.
+An append reads the attempt, has the caller check the new actions against it, and
+writes them in one transaction. The write is a conditional UPDATE: it sets the
+new actions only where the attempt still has the number of actions they were
+checked against, so of two concurrent appends the database itself lets exactly
+one through, on SQLite and PostgreSQL alike. The append that ends the game
+stores the player's run in the same transaction, so an attempt is never over
+without its run.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Engine, RowMapping
 
-from service.models import Attempt, Run
+from service.models import Attempt, utc_now
+from service.store_statements import RECORDED_ATTEMPT_COLUMNS, Statements
 
 
 @dataclass(frozen=True)
@@ -41,37 +44,56 @@ class RunResult:
     finished: bool
 
 
-def _attempt_record(row: Attempt) -> AttemptRecord:
-    names = (field.name for field in fields(AttemptRecord))
-    return AttemptRecord(**{name: getattr(row, name) for name in names})
+@dataclass(frozen=True)
+class Extension:
+    """What to append to an attempt: the new actions and the state after them; when they
+    end the game, its result and whether the run is official."""
+
+    actions: list[Any]
+    state: dict[str, Any]
+    result: RunResult | None = None
+    official: bool = False
+
+
+class AttemptMoved(Exception):  # noqa: N818 - it is an outcome, not a failure
+    """Another request appended to the attempt between its reading and this append."""
+
+
+def _attempt_record(row: RowMapping) -> AttemptRecord:
+    return AttemptRecord(**{name: row[name] for name in RECORDED_ATTEMPT_COLUMNS})
 
 
 class _Storage(Protocol):
     """What the attempts need of the Store they are part of."""
 
-    def _read(self) -> AbstractContextManager[Session]: ...
-    def _write(self) -> AbstractContextManager[Session]: ...
-    def _upsert_player(self, session: Session, player_id: str, name: str | None) -> None: ...
-    def _store_run(self, session: Session, fields: dict[str, Any], official: bool) -> Run: ...
+    engine: Engine
+    _sql: Statements
+
+    def _write_rows(self) -> AbstractContextManager[Connection]: ...
+    def _upsert_player(self, session: Connection, player_id: str, name: str | None) -> None: ...
+    def _store_run(self, connection: Connection, fields: dict[str, Any], official: bool) -> Any: ...
     @property
     def _insert(self) -> Any: ...
+
+
+def _one_attempt(storage: _Storage, statement: Any, **params: Any) -> AttemptRecord | None:
+    # Plain rows, not ORM objects: an attempt is read on every append.
+    with storage.engine.connect() as connection:
+        row = connection.execute(statement, params).mappings().first()
+        return _attempt_record(row) if row else None
 
 
 class AttemptStorage:
     """The attempts part of service.store.Store."""
 
     def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
-        with self._read() as session:
-            row = session.get(Attempt, attempt_id)
-            return _attempt_record(row) if row else None
+        return _one_attempt(self, self._sql.attempt_by_id, attempt_id=attempt_id)
 
     def find_attempt(self: _Storage, puzzle_id: int, player_id: str) -> AttemptRecord | None:
         """The player's attempt of the puzzle, if they started one."""
-        with self._read() as session:
-            row = session.scalar(
-                select(Attempt).filter_by(puzzle_id=puzzle_id, player_id=player_id)
-            )
-            return _attempt_record(row) if row else None
+        return _one_attempt(
+            self, self._sql.attempt_of, puzzle_id=puzzle_id, player_id=player_id
+        )
 
     def start_attempt(
         self: _Storage,
@@ -82,12 +104,14 @@ class AttemptStorage:
     ) -> tuple[AttemptRecord, bool]:
         """The player's attempt of the puzzle, created at state start unless one exists;
         True when it was created now. Concurrent starts create one attempt."""
-        with self._write() as session:
-            self._upsert_player(session, player_id, display_name)
-            created = session.scalar(
+        with self._write_rows() as connection:
+            self._upsert_player(connection, player_id, display_name)
+            created = connection.scalar(
                 self._insert(Attempt)
                 .values(
                     id=secrets.token_urlsafe(12),
+                    created_at=utc_now(),
+                    updated_at=utc_now(),
                     puzzle_id=puzzle_id,
                     player_id=player_id,
                     actions=[],
@@ -102,55 +126,76 @@ class AttemptStorage:
         assert found is not None, "an attempt just inserted or found conflicting must exist"
         return found, created is not None
 
-    def append_to_attempt(
+    def extend_attempt(
         self: _Storage,
-        attempt: AttemptRecord,
-        actions: list[Any],
-        state: dict[str, Any],
-        *,
-        result: RunResult | None,
-        official: bool,
+        attempt_id: str,
+        extend: Callable[[AttemptRecord | None], Extension | None],
         display_name: str | None = None,
-    ) -> AttemptRecord | None:
-        """Replace the attempt's actions (attempt.actions extended) and state, committed
-        before returning; None, changing nothing, when the attempt no longer has
-        attempt.played actions. With a result the attempt is over and becomes a run
-        (official if asked and the player has no official run of the puzzle)."""
-        with self._write() as session:
-            changed = session.execute(
-                update(Attempt)
-                .where(Attempt.id == attempt.id, Attempt.played == attempt.played)
-                .values(actions=actions, played=len(actions), state=state, over=result is not None)
-            ).rowcount
-            if changed != 1:
-                return None
+    ) -> AttemptRecord:
+        """Read the attempt and append what extend(attempt) decides, in one transaction
+        committed before returning: the attempt as it then is.
+
+        extend gets None for an unknown attempt; it raises to refuse (nothing is
+        written) and returns None to append nothing. A given display name becomes
+        the player's. AttemptMoved when another request appended first.
+        """
+        with self._write_rows() as connection:
+            row = connection.execute(self._sql.attempt_by_id, {"attempt_id": attempt_id})
+            found = row.mappings().first()
+            attempt = _attempt_record(found) if found else None
+            extension = extend(attempt)
+            if attempt is None:
+                raise LookupError(f"no attempt {attempt_id!r}")
             if display_name is not None:
-                self._upsert_player(session, attempt.player_id, display_name)
-            run_id = None
-            if result is not None:
-                run = self._store_run(
-                    session,
-                    {
-                        "puzzle_id": attempt.puzzle_id,
-                        "player_id": attempt.player_id,
-                        "actions": actions,
-                        "score": result.score,
-                        "tiebreak": result.tiebreak,
-                        "finished": result.finished,
-                    },
-                    official,
-                )
-                run_id = run.id
-                session.execute(
-                    update(Attempt).where(Attempt.id == attempt.id).values(run_id=run_id)
-                )
+                self._upsert_player(connection, attempt.player_id, display_name)
+            if extension is None:
+                return attempt
+            return AttemptStorage._append(self, connection, attempt, extension)
+
+    def _append(
+        self: _Storage, connection: Connection, attempt: AttemptRecord, extension: Extension
+    ) -> AttemptRecord:
+        actions = [*attempt.actions, *extension.actions]
+        result = extension.result
+        changed = connection.execute(
+            self._sql.append,
+            {
+                "attempt_id": attempt.id,
+                "expected": attempt.played,
+                "new_actions": actions,
+                "new_played": len(actions),
+                "new_state": extension.state,
+                "new_over": result is not None,
+                "now": utc_now(),
+            },
+        ).rowcount
+        if changed != 1:
+            raise AttemptMoved(attempt.id)
+        run_id = None
+        if result is not None:
+            run = self._store_run(
+                connection,
+                {
+                    "puzzle_id": attempt.puzzle_id,
+                    "player_id": attempt.player_id,
+                    "actions": actions,
+                    "score": result.score,
+                    "tiebreak": result.tiebreak,
+                    "finished": result.finished,
+                },
+                extension.official,
+            )
+            run_id = run.id
+            connection.execute(
+                self._sql.attempt_run, {"attempt_id": attempt.id, "new_run_id": run_id}
+            )
         return AttemptRecord(
             id=attempt.id,
             puzzle_id=attempt.puzzle_id,
             player_id=attempt.player_id,
             actions=actions,
             played=len(actions),
-            state=state,
+            state=extension.state,
             over=result is not None,
             run_id=run_id,
         )

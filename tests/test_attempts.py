@@ -4,8 +4,9 @@ not finished may see of other players' runs."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
-from threading import Barrier
+from threading import Barrier, BrokenBarrierError
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from service import daily
 from service.clock import Clock
 from service.players import COOKIE_NAME
 from service.store import PuzzleRecord, Store
-from service.store_attempts import RunResult
+from service.store_attempts import AttemptMoved, Extension, RunResult
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import (
     FINISHING_GAME,
@@ -177,35 +178,49 @@ def test_only_todays_daily_takes_attempts(client: FlaskClient, api_store: Store)
     assert api_store.player_count() == 0
 
 
+class RefusedError(Exception):
+    pass
+
+
 def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(store: Store):
-    """On SQLite and PostgreSQL: the database's conditional update decides, every time."""
+    """On SQLite and PostgreSQL: of two appends checked against the same count, the
+    database lets exactly one through, every time."""
     game = GAMES[FINISHING_GAME]
     puzzle = store.ensure_puzzle(
         FINISHING_GAME, "race", game.rules_version, daily_date=daily.today(), number=1
     )
-    start = game.new_game(puzzle.seed)
-    attempt, _ = store.start_attempt(puzzle.id, "p1", start)
-    choices = game.legal_actions(start)[:2]
-    assert len(choices) == 2
-    for _round in range(10):
-        barrier = Barrier(2)
-
-        def race(action: Any, base=attempt, barrier=barrier) -> Any:
-            barrier.wait()
-            state = game.apply(base.state, action)
-            return store.append_to_attempt(
-                base, [*base.actions, action], state, result=None, official=False
-            )
-
-        with ThreadPoolExecutor(2) as pool:
-            outcomes = list(pool.map(race, choices))
-        winners = [outcome for outcome in outcomes if outcome is not None]
-        assert len(winners) == 1
-        attempt = store.get_attempt(attempt.id)
-        assert attempt.played == winners[0].played == len(winners[0].actions)
+    attempt, _ = store.start_attempt(puzzle.id, "p1", game.new_game(puzzle.seed))
+    for _round in range(8):
         choices = game.legal_actions(attempt.state)[:2]
         if len(choices) < 2:
             break
+        barrier, expected = Barrier(2), attempt.played
+
+        def race(
+            action: Any, barrier: Barrier = barrier, expected: int = expected,
+            target: str = attempt.id,
+        ) -> str:
+            def extend(current: Any) -> Extension:
+                # Both read the same count, where the database lets both read at once.
+                with suppress(BrokenBarrierError):
+                    barrier.wait(timeout=1)
+                if current.played != expected:
+                    raise RefusedError
+                return Extension([action], game.apply(current.state, action))
+
+            try:
+                store.extend_attempt(target, extend)
+            except (RefusedError, AttemptMoved):
+                return "conflict"
+            return "appended"
+
+        with ThreadPoolExecutor(2) as pool:
+            outcomes = sorted(pool.map(race, choices))
+        assert outcomes == ["appended", "conflict"]
+        attempt = store.get_attempt(attempt.id)
+        assert attempt.played == expected + 1 == len(attempt.actions)
+        assert attempt.actions[-1] in choices
+    assert attempt.played >= 3
 
 
 def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: Store):
@@ -217,14 +232,15 @@ def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: St
     attempt, created = store.start_attempt(puzzle.id, "p1", game.new_game(puzzle.seed), "Ada")
     final = game.replay(puzzle.seed, actions)
     result = RunResult(game.score(final), game.tiebreak(final), True)
-    over = store.append_to_attempt(attempt, actions, final, result=result, official=True)
-    assert created and over is not None and over.over
+    over = store.extend_attempt(
+        attempt.id, lambda _current: Extension(actions, final, result, official=True)
+    )
+    assert created and over.over
     run = store.get_run(over.run_id)
     assert (run.score, run.official, run.display_name, run.actions) == (
         result.score, True, "Ada", actions
     )
     assert store.get_attempt(attempt.id) == over
-    assert store.append_to_attempt(attempt, actions, final, result=result, official=True) is None
 
 
 # What others see of a run while the day lasts

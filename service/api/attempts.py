@@ -29,6 +29,7 @@ from service.api.common import (
     engine_answer,
     illegal,
     published_day,
+    puzzle_by_id,
     puzzle_json,
     services,
 )
@@ -36,7 +37,7 @@ from service.api.dailies import daily_of
 from service.openapi import ApiError, PathParam
 from service.openapi import Response as Answer
 from service.store import PuzzleRecord
-from service.store_attempts import AttemptRecord, RunResult
+from service.store_attempts import AttemptMoved, AttemptRecord, Extension, RunResult
 
 api.path_param(
     PathParam(
@@ -107,13 +108,14 @@ def attempt_json(attempt: AttemptRecord, puzzle: PuzzleRecord) -> dict[str, Any]
 
 def _own_attempt(attempt_id: str) -> tuple[AttemptRecord, PuzzleRecord]:
     """The caller's attempt and its puzzle; 404 to anyone else, as if it did not exist."""
-    store = services().store
-    attempt = store.get_attempt(attempt_id)
+    attempt = services().store.get_attempt(attempt_id)
     if attempt is None or attempt.player_id != players.current_player_id():
-        raise ApiError(404, f"no attempt {attempt_id!r} of yours")
-    puzzle = store.get_puzzle_by_id(attempt.puzzle_id)
-    assert puzzle is not None, "an attempt's puzzle is kept by a foreign key"
-    return attempt, puzzle
+        raise _not_yours(attempt_id)
+    return attempt, puzzle_by_id(attempt.puzzle_id)
+
+
+def _not_yours(attempt_id: str) -> ApiError:
+    return ApiError(404, f"no attempt {attempt_id!r} of yours")
 
 
 @api.route(
@@ -193,6 +195,32 @@ def _apply_all(state: State, actions: list[Any], game_name: str) -> State:
     return state
 
 
+def _extension(
+    attempt: AttemptRecord, puzzle: PuzzleRecord, played: int, actions: list[Any]
+) -> Extension | None:
+    """What to append to the attempt for this request; None for nothing (no actions, or a
+    retry of actions appended before); ApiError 409 or 422 to refuse it."""
+    engine = GAMES[puzzle.game]
+    if puzzle.rules_version != engine.rules_version:
+        raise ApiError(409, f"this attempt was played under rules {puzzle.rules_version}; "
+                       f"the game now plays {engine.rules_version}")
+    if played != attempt.played:
+        if _already_applied(attempt, played, actions):
+            return None
+        raise _conflict(attempt, puzzle, played)
+    if not actions:
+        return None
+    # No length check: past the game's longest run the engine refuses the next action anyway.
+    state = _apply_all(attempt.state, actions, puzzle.game)
+    if not engine.is_over(state):
+        return Extension(actions, state)
+    result = RunResult(engine.score(state), engine.tiebreak(state), engine.is_finished(state))
+    # A finished run on the daily's own day is ranked; an attempt that crashed out is over
+    # (no restart) but has no score to rank.
+    official = result.finished and puzzle.daily_date == daily.today()
+    return Extension(actions, state, result, official)
+
+
 @api.route(
     "/attempts/<attempt_id>/actions",
     "POST",
@@ -206,40 +234,21 @@ def append_actions(attempt_id: str, body: dict[str, Any]) -> Response:
     retry of a batch already appended answers the attempt as it is; any other mismatch is a
     409 carrying the current attempt. An illegal action is a 422 naming its index in this
     request and its rule, and nothing is appended. Once over, `run` names the player's run."""
-    attempt, puzzle = _own_attempt(attempt_id)
-    engine = GAMES[puzzle.game]
-    if puzzle.rules_version != engine.rules_version:
-        raise ApiError(409, f"this attempt was played under rules {puzzle.rules_version}; "
-                       f"the game now plays {engine.rules_version}")
     played, actions = body["played"], body["actions"]
     name = players.clean_display_name(body.get("name"))
-    if played != attempt.played:
-        if _already_applied(attempt, played, actions):
-            return jsonify(attempt_json(attempt, puzzle))
-        raise _conflict(attempt, puzzle, played)
-    if not actions:
-        if name is not None:
-            services().store.upsert_player(attempt.player_id, name)
-        return jsonify(attempt_json(attempt, puzzle))
-    # No length check: past the game's longest run the engine refuses the next action anyway.
-    state = _apply_all(attempt.state, actions, puzzle.game)
-    over = engine.is_over(state)
-    result = None
-    if over:
-        result = RunResult(engine.score(state), engine.tiebreak(state), engine.is_finished(state))
-    appended = services().store.append_to_attempt(
-        attempt,
-        [*attempt.actions, *actions],
-        state,
-        result=result,
-        # A finished run on the daily's own day is ranked; an attempt that crashed out is over
-        # (no restart) but has no score to rank.
-        official=result is not None and result.finished and puzzle.daily_date == daily.today(),
-        display_name=name,
-    )
-    if appended is None:  # another request appended first
-        current, _ = _own_attempt(attempt_id)
-        if _already_applied(current, played, actions):
-            return jsonify(attempt_json(current, puzzle))
-        raise _conflict(current, puzzle, played)
-    return jsonify(attempt_json(appended, puzzle))
+    player = players.current_player_id()
+    puzzles: list[PuzzleRecord] = []
+
+    def extend(attempt: AttemptRecord | None) -> Extension | None:
+        if attempt is None or attempt.player_id != player:
+            raise _not_yours(attempt_id)
+        puzzles.append(puzzle_by_id(attempt.puzzle_id))
+        return _extension(attempt, puzzles[0], played, actions)
+
+    try:
+        attempt = services().store.extend_attempt(attempt_id, extend, display_name=name)
+    except AttemptMoved:  # another request appended first
+        attempt, _ = _own_attempt(attempt_id)
+        if not _already_applied(attempt, played, actions):
+            raise _conflict(attempt, puzzles[0], played) from None
+    return jsonify(attempt_json(attempt, puzzles[0]))

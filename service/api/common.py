@@ -245,6 +245,15 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
     }
 
 
+def puzzle_by_id(puzzle_id: int) -> PuzzleRecord:
+    """A stored puzzle (kept a moment: attempts and runs ask for theirs on every request)."""
+    puzzle = services().cache.get(
+        ("puzzle-id", puzzle_id), lambda: services().store.get_puzzle_by_id(puzzle_id)
+    )
+    assert puzzle is not None, "attempts and runs keep their puzzle by a foreign key"
+    return puzzle
+
+
 def attempt_is_over(puzzle: PuzzleRecord, player_id: str | None) -> bool:
     """True when the player has played their attempt of the puzzle to its end."""
     if player_id is None:

@@ -24,6 +24,7 @@ from service.api.common import (
     api,
     attempt_is_over,
     is_hidden,
+    puzzle_by_id,
     puzzle_json,
     replay,
     services,
@@ -193,6 +194,4 @@ def get_run(run_id: str) -> Response:
     run = store.get_run(run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
-    puzzle = store.get_puzzle_by_id(run.puzzle_id)
-    assert puzzle is not None, "a run's puzzle is kept by a foreign key"
-    return jsonify(run_json(run, puzzle))
+    return jsonify(run_json(run, puzzle_by_id(run.puzzle_id)))

@@ -1,0 +1,87 @@
+"""The statements of the write paths every play takes, built once with bound parameters.
+
+Building a statement from literal values makes SQLAlchemy coerce each value and
+derive the statement's cache key from all of them, on every call: for a run's
+insert that cost more CPU than replaying the run. Statements built once with
+`bindparam` placeholders are compiled once and then only executed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, Executable, bindparam, insert, select, update
+
+from service.models import Attempt, Player, Run
+
+_ATTEMPT = Attempt.__table__.c
+RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "actions", "played", "state",
+                            "over", "run_id")
+
+
+@dataclass(frozen=True)
+class Statements:
+    add_player: Executable  # player_id; an existing player is left as is
+    name_player: Executable  # player_id, name; the name replaces the stored one
+    insert_run: Executable  # the run's columns but display_name; returns display_name
+    official_run_of: Executable  # puzzle_id, player_id
+    attempt_by_id: Executable  # attempt_id
+    attempt_of: Executable  # puzzle_id, player_id
+    append: Executable  # attempt_id, expected, new_actions, new_played, new_state, ...
+    attempt_run: Executable  # attempt_id, new_run_id
+
+
+def prepared(dialect_insert: Callable[[Any], Any]) -> Statements:
+    """The statements for a database whose INSERT ... ON CONFLICT is dialect_insert's."""
+    new_player = dialect_insert(Player).values(id=bindparam("player_id"))
+    named = dialect_insert(Player).values(id=bindparam("player_id"), display_name=bindparam("name"))
+    attempt_columns = [_ATTEMPT[name] for name in RECORDED_ATTEMPT_COLUMNS]
+    return Statements(
+        add_player=new_player.on_conflict_do_nothing(index_elements=["id"]),
+        name_player=named.on_conflict_do_update(
+            index_elements=["id"], set_={"display_name": named.excluded.display_name}
+        ),
+        insert_run=insert(Run)
+        .values(
+            id=bindparam("id"),
+            puzzle_id=bindparam("puzzle_id"),
+            player_id=bindparam("player_id"),
+            actions=bindparam("actions", type_=JSON),
+            score=bindparam("score"),
+            tiebreak=bindparam("tiebreak"),
+            finished=bindparam("finished", type_=Boolean),
+            official=bindparam("official", type_=Boolean),
+            created_at=bindparam("created_at", type_=DateTime(timezone=True)),
+            # The player's name now: a later change of name leaves this run's.
+            display_name=select(Player.display_name)
+            .where(Player.id == bindparam("player_id"))
+            .scalar_subquery(),
+        )
+        .returning(Run.display_name),
+        official_run_of=select(Run.id).where(
+            Run.puzzle_id == bindparam("puzzle_id"),
+            Run.player_id == bindparam("player_id"),
+            Run.official,
+        ),
+        attempt_by_id=select(*attempt_columns).where(Attempt.id == bindparam("attempt_id")),
+        attempt_of=select(*attempt_columns).where(
+            Attempt.puzzle_id == bindparam("puzzle_id"),
+            Attempt.player_id == bindparam("player_id"),
+        ),
+        # Applied only where the attempt still has the count the actions were checked
+        # against: of two concurrent appends, the database lets exactly one through.
+        append=update(Attempt)
+        .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
+        .values(
+            actions=bindparam("new_actions", type_=JSON),
+            played=bindparam("new_played"),
+            state=bindparam("new_state", type_=JSON),
+            over=bindparam("new_over", type_=Boolean),
+            updated_at=bindparam("now", type_=DateTime(timezone=True)),
+        ),
+        attempt_run=update(Attempt)
+        .where(Attempt.id == bindparam("attempt_id"))
+        .values(run_id=bindparam("new_run_id")),
+    )
