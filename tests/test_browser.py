@@ -209,9 +209,6 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     expect(page.locator("#optimum")).to_have_text(optimum)
     expect(page.locator("#stakes")).to_contain_text("Official attempt")
     expect(page.locator("#restart")).to_have_count(0)
-    page.get_by_label("Name on the leaderboard").fill("Ada")
-    page.get_by_role("button", name="Save name").click()
-    expect(page.locator("#name-status")).to_have_text("Saved: your run will show as Ada.")
 
     # A reload continues the attempt where it was.
     half = settled_prefix(game, witness, len(witness) // 2)
@@ -224,8 +221,10 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     wait_until_idle(page)
     assert_seed_unknown(page, puzzle.seed)
 
-    # Another device with the same cookie continues the same attempt; the first page,
-    # now behind, is told and shown where the attempt stands when it plays on.
+    # Another device with the same cookie continues the same attempt. The first page, now
+    # behind, is shown where the attempt stands when it plays on: its move, made already
+    # elsewhere, is answered as a retry; its name, sent with a stale count, is a 409 and
+    # goes again with the current one.
     other = open_page(f"/daily/{day}/{game}", cookies=page.context.cookies())
     expect_moves(other, half)
     stale = settled_prefix(game, witness, half + 1)
@@ -235,12 +234,20 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
         for selector in CLICKS[game](action):
             page.locator(selector).click()
     expect_moves(page, ahead)
-    expect(page.locator("#messages")).to_contain_text("went on in another tab or on another device")
+    moved_on = "went on in another tab or on another device"
+    expect(page.locator("#messages")).to_contain_text(moved_on)
+    further = settled_prefix(game, witness, ahead + 1)
+    play_through_ui(other, game, witness[ahead:further], already=ahead)
+    page.get_by_label("Name on the leaderboard").fill("Ada")
+    page.get_by_role("button", name="Save name").click()
+    expect(page.locator("#name-status")).to_have_text("Saved: your run will show as Ada.")
+    expect_moves(page, further)
+    expect(page.locator("#messages")).to_contain_text(moved_on)
 
     # An answer lost on the way: the page sends the same request again, applied once.
     dropped = drop_first_answer(page, "**/api/v1/attempts/*/actions")
-    later = settled_prefix(game, witness, ahead + 1)
-    play_through_ui(page, game, witness[ahead:later], already=ahead)
+    later = settled_prefix(game, witness, further + 1)
+    play_through_ui(page, game, witness[further:later], already=further)
     page.unroute("**/api/v1/attempts/*/actions")
     assert len(dropped) == 1
     expect(page.locator("#messages")).to_be_empty()

@@ -94,7 +94,6 @@ function attemptSession() {
       recordAttempt(dailyKey(game, date));
       return state;
     },
-    // more may be empty when only the name changes (it applies to the run to come).
     // The answer is the attempt as it stands, also when it is a 409 or the answer to a
     // resent request: moves played elsewhere meanwhile are shown, and said.
     async send(more, name) {
@@ -111,6 +110,16 @@ function attemptSession() {
         say("This attempt went on in another tab or on another device: here is where it stands now.", "info");
       }
       return answer;
+    },
+    // The name applies to the run to come. A 409 (moves made elsewhere) applied nothing,
+    // so the name goes again with the count the page now knows.
+    async rename(name) {
+      for (let tries = 0; tries < 2; tries += 1) {
+        const seen = played;
+        const state = await this.send([], name);
+        if (played === seen) return state;
+      }
+      throw new Error("The attempt keeps moving on elsewhere; please try again.");
     },
   };
 }
@@ -165,12 +174,12 @@ const FINISHES = {
     };
   },
   "daily-practice"(state) {
-    const official = submittedRuns(dailyKey(game, date)).find((run) => run.official);
+    const [attempted] = submittedRuns(dailyKey(game, date));
     return {
       summary: state.finished
-        ? `Practice over: ${scoreText(state)}. It is not stored; your official run stands.`
+        ? `Practice over: ${scoreText(state)}. It is not stored; the run of your attempt stands.`
         : "Practice over without reaching the finish. Start over to try another line.",
-      links: [official ? link(`/runs/${encodeURIComponent(official.id)}`, "Your official run", true) : null,
+      links: [attempted ? link(`/runs/${encodeURIComponent(attempted.id)}`, "Your run of the daily", true) : null,
         link(dailyUrl(game, date), "Back to the daily")],
     };
   },
@@ -207,9 +216,10 @@ async function rename(event) {
     status.textContent = "Type a name to save it.";
     return;
   }
+  unsay();
   setBusy(true);
   try {
-    draw(await session.send([], name));
+    draw(await session.rename(name));
     saveName(name);
     status.textContent = `Saved: your run will show as ${name}.`;
   } catch (error) {
@@ -285,7 +295,7 @@ function newSession() {
 function cannotPlay(error) {
   const why = mode === "daily-practice" && error.status === 403
     ? "This daily can be played again once your official attempt of it is over."
-    : error.status === 404 ? "There is no such daily (yet)." : error.message;
+    : error.status === 404 && date ? "There is no such daily (yet)." : error.message;
   clear(root, h("p", {}, why), mode === "daily-practice"
     ? h("p", {}, h("a", { class: "button primary", href: dailyUrl(game, date) }, "Play the daily"))
     : h("button", { type: "button", class: "primary", onclick: () => window.location.reload() }, "Try again"));
