@@ -4,19 +4,28 @@ In a fresh instance folder it starts the embedded Redis, gunicorn serving the
 service (SQLite there by default; DATABASE_URL points it elsewhere) and, as the
 ceiling, gunicorn serving a bare Flask JSON endpoint with the same workers. It
 then drives, one after the other: the ceiling, GET /api/v1/daily, POST
-/api/v1/play/... (half a run) and run submissions (a whole finished run,
-replayed, scored and committed), each as fast as it answers; then submissions
-at a fixed rate (open loop, --rate per second), where latency counts from when
-each request was due. It prints requests/s, p50 and p99 latency of each and
+/api/v1/play/... (half a run) and practice run submissions (a whole finished
+run, replayed, scored and committed), each as fast as it answers; then
+submissions at a fixed rate (open loop, --rate per second, or half the
+saturated rate), where latency counts from when each request was due.
+
+Then the attempt path, today's Rallye Raser daily played through attempts:
+each player starts an attempt and sends the day's run (a heuristic player's,
+about 60 revealing actions) in batches, the actions that reveal nothing going
+with the next one that does, each batch once the previous one is answered.
+First as many players at once as there are connections, then players arriving
+at a fixed rate such that appends come at half the saturated rate. The ceiling
+is also measured with the same Python generator, so that the attempt path is
+compared like for like. It prints requests/s, p50 and p99 latency of each and
 its throughput relative to the ceiling.
 
-The as-fast-as-it-answers load comes from wrk when it is installed (`apt-get
-install wrk`), else from a bounded Python generator (threads with keep-alive
-connections), itself slower than wrk: compare figures from one tool only. The
-fixed-rate load always comes from Python threads, as wrk cannot hold a rate.
+The as-fast-as-it-answers load of single endpoints comes from wrk when it is
+installed (`apt-get install wrk`), else from a bounded Python generator (threads
+with keep-alive connections), itself slower than wrk: compare figures from one
+tool only. Fixed rates and the attempt path always come from Python threads.
 
     python -m bench.load [--seconds 10] [--connections 32] [--threads 2] [--workers 2]
-                         [--rate 200]
+                         [--rate 0]
 """
 
 from __future__ import annotations
@@ -48,12 +57,21 @@ from flask import Flask, jsonify  # noqa: E402
 
 from puzzles import get_game  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
+from service.daily import daily_seed, today  # noqa: E402
 from service.processes import gunicorn_command  # noqa: E402
 from service.redis_server import EmbeddedRedis, start_process  # noqa: E402
+from solver.rallye_raser import heuristic_actions  # noqa: E402
 
 HOST = "127.0.0.1"
-# The game whose daily the bench plays: its random playouts reach the finish often.
+# The game of the practice runs: its random playouts reach the finish often.
 GAME = "crazy-rally"
+PRACTICE_SEED = "bench-practice"
+# The daily played through attempts, and the actions of it that reveal something new (a
+# roll, a reroll, the drive): a client waits for the answer to those only.
+ATTEMPT_GAME = "rallye-raser"
+REVEALING = {"roll", "reroll", "move"}
+# The bench's own key, so that it knows today's seed and can prepare a run of it.
+BENCH_DAILY_KEY = "bench-daily-key-0123456789abcdef0123456789"
 STARTUP_SECONDS = 30.0
 
 
@@ -248,30 +266,145 @@ def free_ports(count: int) -> list[int]:
 
 
 def targets(service_port: int, ceiling_port: int) -> list[Target]:
-    """What to drive, prepared through the running service (today's daily, a finished run)."""
+    """What to drive, prepared through the running service (a finished practice run)."""
     service = f"http://{HOST}:{service_port}/api/v1"
-    with urllib.request.urlopen(f"{service}/daily", timeout=10) as response:
-        puzzles = json.load(response)["puzzles"]
-    seed = next(puzzle["seed"] for puzzle in puzzles if puzzle["game"] == GAME)
-    actions = finished_actions(seed)
-    # One run first, so that the timed submissions are the players' later, practice runs.
-    post_json(f"{service}/puzzles/{GAME}/{seed}/runs", {"actions": actions})
+    actions = finished_actions(PRACTICE_SEED)
+    # One run first, so that the timed submissions all store runs of a known puzzle.
+    post_json(f"{service}/puzzles/{GAME}/{PRACTICE_SEED}/runs", {"actions": actions})
     return [
         Target("bare Flask (ceiling)", ceiling_port, "/bare"),
         Target("GET /daily", service_port, "/api/v1/daily"),
         Target(
             "POST /play (half a run)",
             service_port,
-            f"/api/v1/play/{GAME}/{seed}",
+            f"/api/v1/play/{GAME}/{PRACTICE_SEED}",
             json.dumps({"actions": actions[: len(actions) // 2]}),
         ),
         Target(
             "POST runs (submission)",
             service_port,
-            f"/api/v1/puzzles/{GAME}/{seed}/runs",
+            f"/api/v1/puzzles/{GAME}/{PRACTICE_SEED}/runs",
             json.dumps({"actions": actions}),
         ),
     ]
+
+
+# The attempt path
+
+
+def daily_batches() -> list[list[Any]]:
+    """Today's Rallye Raser daily as a client sends it: a heuristic player's run, cut after
+    each action that reveals something new."""
+    actions = heuristic_actions(daily_seed(BENCH_DAILY_KEY, ATTEMPT_GAME, today()))
+    batches: list[list[Any]] = [[]]
+    for action in actions:
+        batches[-1].append(action)
+        if action["type"] in REVEALING:
+            batches.append([])
+    return [batch for batch in batches if batch]
+
+
+class Player:
+    """Plays today's daily through one attempt, over one keep-alive connection."""
+
+    def __init__(self, port: int) -> None:
+        self.connection = http.client.HTTPConnection(HOST, port, timeout=30)
+
+    def post(self, path: str, body: Any, cookie: str | None) -> tuple[int, Any, str | None]:
+        headers = {"Content-Type": "application/json"}
+        if cookie:
+            headers["Cookie"] = cookie
+        try:
+            self.connection.request("POST", path, json.dumps(body), headers)
+            response = self.connection.getresponse()
+            answer = json.loads(response.read())
+        except (OSError, http.client.HTTPException, ValueError):
+            self.connection.close()
+            return 0, None, None
+        return response.status, answer, response.getheader("Set-Cookie")
+
+    def play(self, batches: list[list[Any]], started_at: float, latencies: list[float]) -> int:
+        """Start an attempt (a new player) and append every batch; the failures. The first
+        request's latency counts from started_at (when the player was due)."""
+        status, attempt, cookie = self.post(
+            f"/api/v1/daily/{today()}/{ATTEMPT_GAME}/attempt", {}, None
+        )
+        latencies.append(time.perf_counter() - started_at)
+        if status != 201 or cookie is None:
+            return 1
+        cookie = cookie.split(";", 1)[0]
+        played = 0
+        for batch in batches:
+            sent = time.perf_counter()
+            status, _answer, _ = self.post(
+                f"/api/v1/attempts/{attempt['attempt']}/actions",
+                {"played": played, "actions": batch},
+                cookie,
+            )
+            latencies.append(time.perf_counter() - sent)
+            if status != 200:
+                return 1
+            played += len(batch)
+        return 0
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    name: str
+    players: int
+    requests_per_second: float
+    actions_per_second: float
+    p50_ms: float
+    p99_ms: float
+    failures: int
+
+
+def _attempt_summary(name: str, players: int, latencies: list[float], failures: int,
+                     actions: int, elapsed: float) -> AttemptResult:
+    percentiles = statistics.quantiles(latencies, n=100)
+    return AttemptResult(name, players, len(latencies) / elapsed, players * actions / elapsed,
+                         percentiles[49] * 1000, percentiles[98] * 1000, failures)
+
+
+def attempts_saturated(port: int, batches: list[list[Any]], seconds: int,
+                       connections: int) -> AttemptResult:
+    """Closed loop: each connection plays one player after another until the time is up."""
+    latencies: list[float] = []
+    failures: list[int] = []
+    deadline = time.perf_counter() + seconds
+
+    def drive() -> None:
+        player = Player(port)
+        while time.perf_counter() < deadline:
+            failures.append(player.play(batches, time.perf_counter(), latencies))
+
+    elapsed = _run_threads(connections, drive)
+    actions = sum(len(batch) for batch in batches)
+    return _attempt_summary(f"attempts, {connections} at once", len(failures), latencies,
+                            sum(failures), actions, elapsed)
+
+
+def attempts_paced(port: int, batches: list[list[Any]], players_per_second: float,
+                   seconds: int, connections: int = 64) -> AttemptResult:
+    """Open loop: player i arrives at i / players_per_second s and plays the daily at once."""
+    total = max(1, int(players_per_second * seconds))
+    indexes = itertools.count()
+    latencies: list[float] = []
+    failures: list[int] = []
+    start = time.perf_counter() + 0.1
+
+    def drive() -> None:
+        player = Player(port)
+        while (index := next(indexes)) < total:
+            due = start + index / players_per_second
+            time.sleep(max(0.0, due - time.perf_counter()))
+            failures.append(player.play(batches, due, latencies))
+
+    elapsed = _run_threads(connections, drive) - 0.1
+    actions = sum(len(batch) for batch in batches)
+    rate = players_per_second * (len(batches) + 1)
+    return _attempt_summary(f"attempts, {rate:.0f} req/s paced", total, latencies,
+                            sum(failures), actions, elapsed)
 
 
 def start_servers(
@@ -285,6 +418,9 @@ def start_servers(
         # The bench measures throughput, not the rate limits (every request has one address).
         "RALLY_WRITES_PER_MINUTE": str(10**9),
         "RALLY_NEW_SEEDS_PER_HOUR": str(10**9),
+        "RALLY_ATTEMPTS_PER_ADDRESS": str(10**9),
+        "RALLY_NEW_PLAYERS_PER_HOUR": str(10**9),
+        "RALLY_DAILY_KEY": BENCH_DAILY_KEY,
     }
     migrate = [sys.executable, "-m", "service.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
@@ -304,16 +440,40 @@ def measure(tool: str, target: Target, options: argparse.Namespace, work_dir: Pa
     return python_load(target, options.seconds, options.connections)
 
 
-def report(results: list[Result], tool: str) -> None:
+def report(results: list[Result], attempts: list[AttemptResult], python_ceiling: Result,
+           tool: str) -> None:
     ceiling = results[0].requests_per_second
-    print(f"load from {tool}; the paced line from Python threads")
-    print(f"{'endpoint':<26}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'vs ceiling':>12}{'failed':>8}")
+    print(f"load from {tool}; paced lines and the attempt path from Python threads")
+    print(f"{'endpoint':<34}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'vs ceiling':>12}{'failed':>8}")
     for result in results:
         print(
-            f"{result.target.name:<26}{result.requests_per_second:>9.0f}{result.p50_ms:>9.2f}"
+            f"{result.target.name:<34}{result.requests_per_second:>9.0f}{result.p50_ms:>9.2f}"
             f"{result.p99_ms:>9.2f}{result.requests_per_second / ceiling:>11.0%}"
             f"{result.failures:>8}"
         )
+    python_rate = python_ceiling.requests_per_second
+    print(f"\nattempt path (Rallye Raser daily); ceiling from Python threads: "
+          f"{python_rate:.0f} req/s, p50 {python_ceiling.p50_ms:.2f} ms, "
+          f"p99 {python_ceiling.p99_ms:.2f} ms")
+    print(f"{'load':<34}{'players':>8}{'req/s':>9}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+          f"{'vs ceiling':>12}{'failed':>8}")
+    for result in attempts:
+        print(
+            f"{result.name:<34}{result.players:>8}{result.requests_per_second:>9.0f}"
+            f"{result.actions_per_second:>10.0f}{result.p50_ms:>9.2f}{result.p99_ms:>9.2f}"
+            f"{result.requests_per_second / python_rate:>11.0%}{result.failures:>8}"
+        )
+
+
+def attempt_path(port: int, ceiling: Target, options: argparse.Namespace
+                 ) -> tuple[list[AttemptResult], Result]:
+    """The ceiling from Python threads, then attempts saturated and at half that rate."""
+    batches = daily_batches()
+    python_ceiling = python_load(ceiling, options.seconds, options.connections)
+    saturated = attempts_saturated(port, batches, options.seconds, options.connections)
+    players_per_second = saturated.requests_per_second / 2 / (len(batches) + 1)
+    paced = attempts_paced(port, batches, players_per_second, options.seconds)
+    return [saturated, paced], python_ceiling
 
 
 def main() -> None:
@@ -322,7 +482,8 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers of each server")
-    parser.add_argument("--rate", type=int, default=200, help="paced submissions per second")
+    parser.add_argument("--rate", type=int, default=0,
+                        help="paced submissions per second (0: half the saturated rate)")
     options = parser.parse_args()
     tool = "wrk" if shutil.which("wrk") else "python"
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
@@ -333,13 +494,15 @@ def main() -> None:
             try:
                 prepared = targets(*ports)
                 results = [measure(tool, target, options, instance) for target in prepared]
-                paced = replace(prepared[-1], name=f"POST runs, {options.rate}/s paced")
-                results.append(paced_load(paced, options.rate, options.seconds))
+                rate = options.rate or max(1, int(results[-1].requests_per_second / 2))
+                paced = replace(prepared[-1], name=f"POST runs, {rate}/s paced")
+                results.append(paced_load(paced, rate, options.seconds))
+                attempts, python_ceiling = attempt_path(ports[0], prepared[0], options)
             finally:
                 for server in servers:
                     server.terminate()
                     server.wait(15)
-    report(results, tool)
+    report(results, attempts, python_ceiling, tool)
 
 
 if __name__ == "__main__":

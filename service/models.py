@@ -120,8 +120,9 @@ class Run(Base):
 
 
 class Attempt(Base):
-    """A player's one play of a daily, held by the server: the actions so far and the state
-    they lead to. When the game is over it becomes the player's run (`run_id`)."""
+    """A player's one play of a daily, held by the server: how many actions are played and
+    the state they lead to (the actions are rows of AttemptAction). When the game is over
+    it becomes the player's run (`run_id`)."""
 
     __tablename__ = "attempts"
     __table_args__ = (
@@ -132,8 +133,7 @@ class Attempt(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id"))
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
-    actions: Mapped[list[Any]] = mapped_column(JSON)
-    # len(actions), the version every append is conditioned on.
+    # The number of actions played, the version every append is conditioned on.
     played: Mapped[int] = mapped_column(Integer)
     # The engine's state after the actions, so an append applies only the new ones.
     state: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -143,3 +143,14 @@ class Attempt(Base):
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utc_now, onupdate=utc_now
     )
+
+
+class AttemptAction(Base):
+    """One action of an attempt. An append adds rows and never rewrites earlier ones, and
+    the key lets no position be played twice."""
+
+    __tablename__ = "attempt_actions"
+
+    attempt_id: Mapped[str] = mapped_column(ForeignKey("attempts.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    action: Mapped[Any] = mapped_column(JSON)

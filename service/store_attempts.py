@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine, RowMapping
@@ -28,7 +28,6 @@ class AttemptRecord:
     id: str
     puzzle_id: int
     player_id: str
-    actions: list[Any]
     played: int
     state: dict[str, Any]
     over: bool
@@ -76,6 +75,13 @@ class _Storage(Protocol):
     def _insert(self) -> Any: ...
 
 
+def _actions(
+    storage: _Storage, connection: Connection, attempt_id: str, first: int, stop: int | None
+) -> list[Any]:
+    params = {"attempt_id": attempt_id, "first": first, "stop": 2**31 - 1 if stop is None else stop}
+    return list(connection.execute(storage._sql.actions_of, params).scalars())
+
+
 def _one_attempt(storage: _Storage, statement: Any, **params: Any) -> AttemptRecord | None:
     # Plain rows, not ORM objects: an attempt is read on every append.
     with storage.engine.connect() as connection:
@@ -85,6 +91,13 @@ def _one_attempt(storage: _Storage, statement: Any, **params: Any) -> AttemptRec
 
 class AttemptStorage:
     """The attempts part of service.store.Store."""
+
+    def attempt_actions(
+        self: _Storage, attempt_id: str, first: int = 0, stop: int | None = None
+    ) -> list[Any]:
+        """The attempt's actions at positions first to stop - 1 (to the last by default)."""
+        with self.engine.connect() as connection:
+            return _actions(self, connection, attempt_id, first, stop)
 
     def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
         return _one_attempt(self, self._sql.attempt_by_id, attempt_id=attempt_id)
@@ -114,7 +127,6 @@ class AttemptStorage:
                     updated_at=utc_now(),
                     puzzle_id=puzzle_id,
                     player_id=player_id,
-                    actions=[],
                     played=0,
                     state=start,
                     over=False,
@@ -155,15 +167,16 @@ class AttemptStorage:
     def _append(
         self: _Storage, connection: Connection, attempt: AttemptRecord, extension: Extension
     ) -> AttemptRecord:
-        actions = [*attempt.actions, *extension.actions]
+        """Add the extension's actions as new rows and the state after them (never rewriting
+        what is stored), if the attempt still has attempt.played actions."""
+        played = attempt.played + len(extension.actions)
         result = extension.result
         changed = connection.execute(
             self._sql.append,
             {
                 "attempt_id": attempt.id,
                 "expected": attempt.played,
-                "new_actions": actions,
-                "new_played": len(actions),
+                "new_played": played,
                 "new_state": extension.state,
                 "new_over": result is not None,
                 "now": utc_now(),
@@ -171,6 +184,13 @@ class AttemptStorage:
         ).rowcount
         if changed != 1:
             raise AttemptMoved(attempt.id)
+        connection.execute(
+            self._sql.add_actions,
+            [
+                {"attempt_id": attempt.id, "position": position, "action": action}
+                for position, action in enumerate(extension.actions, start=attempt.played)
+            ],
+        )
         run_id = None
         if result is not None:
             run = self._store_run(
@@ -178,7 +198,7 @@ class AttemptStorage:
                 {
                     "puzzle_id": attempt.puzzle_id,
                     "player_id": attempt.player_id,
-                    "actions": actions,
+                    "actions": _actions(self, connection, attempt.id, 0, None),
                     "score": result.score,
                     "tiebreak": result.tiebreak,
                     "finished": result.finished,
@@ -189,13 +209,6 @@ class AttemptStorage:
             connection.execute(
                 self._sql.attempt_run, {"attempt_id": attempt.id, "new_run_id": run_id}
             )
-        return AttemptRecord(
-            id=attempt.id,
-            puzzle_id=attempt.puzzle_id,
-            player_id=attempt.player_id,
-            actions=actions,
-            played=len(actions),
-            state=extension.state,
-            over=result is not None,
-            run_id=run_id,
+        return replace(
+            attempt, played=played, state=extension.state, over=result is not None, run_id=run_id
         )

@@ -14,11 +14,10 @@ from typing import Any
 
 from sqlalchemy import JSON, Boolean, DateTime, Executable, bindparam, insert, select, update
 
-from service.models import Attempt, Player, Run
+from service.models import Attempt, AttemptAction, Player, Run
 
 _ATTEMPT = Attempt.__table__.c
-RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "actions", "played", "state",
-                            "over", "run_id")
+RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
 
 
 @dataclass(frozen=True)
@@ -29,7 +28,9 @@ class Statements:
     official_run_of: Executable  # puzzle_id, player_id
     attempt_by_id: Executable  # attempt_id
     attempt_of: Executable  # puzzle_id, player_id
-    append: Executable  # attempt_id, expected, new_actions, new_played, new_state, ...
+    append: Executable  # attempt_id, expected, new_played, new_state, new_over, now
+    add_actions: Executable  # executed with one row per action: attempt_id, position, action
+    actions_of: Executable  # attempt_id, first, stop: the actions at first..stop-1, in order
     attempt_run: Executable  # attempt_id, new_run_id
 
 
@@ -75,12 +76,23 @@ def prepared(dialect_insert: Callable[[Any], Any]) -> Statements:
         append=update(Attempt)
         .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
         .values(
-            actions=bindparam("new_actions", type_=JSON),
             played=bindparam("new_played"),
             state=bindparam("new_state", type_=JSON),
             over=bindparam("new_over", type_=Boolean),
             updated_at=bindparam("now", type_=DateTime(timezone=True)),
         ),
+        add_actions=insert(AttemptAction).values(
+            attempt_id=bindparam("attempt_id"),
+            position=bindparam("position"),
+            action=bindparam("action", type_=JSON),
+        ),
+        actions_of=select(AttemptAction.action)
+        .where(
+            AttemptAction.attempt_id == bindparam("attempt_id"),
+            AttemptAction.position >= bindparam("first"),
+            AttemptAction.position < bindparam("stop"),
+        )
+        .order_by(AttemptAction.position),
         attempt_run=update(Attempt)
         .where(Attempt.id == bindparam("attempt_id"))
         .values(run_id=bindparam("new_run_id")),

@@ -78,7 +78,11 @@ def test_a_bad_run_body_is_a_400_and_stores_nothing(
     assert snapshot(api_store, puzzle) == before
 
 
-@pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+# An attempt refuses too many actions as the rules do: the first one past the end is a 422.
+BAD_APPEND_BODIES = {name: body for name, body in BAD_BODIES.items() if name != "too many actions"}
+
+
+@pytest.mark.parametrize("body", BAD_APPEND_BODIES.values(), ids=BAD_APPEND_BODIES.keys())
 def test_a_bad_append_body_is_a_400_and_appends_nothing(
     body: bytes, client: FlaskClient, api_store: Store
 ):

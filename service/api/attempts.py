@@ -53,14 +53,7 @@ ATTEMPT = api.schema(
     "Attempt",
     {
         "type": "object",
-        "required": [
-            "attempt",
-            "played",
-            *ENGINE_STATE_PROPERTIES,
-            "run",
-            "actions",
-            "puzzle",
-        ],
+        "required": ["attempt", "played", *ENGINE_STATE_PROPERTIES, "run", "puzzle"],
         "properties": {
             "attempt": {**TOKEN_ID, "description": "The attempt's id"},
             "played": {"type": "integer", "minimum": 0, "description": "Actions played so far"},
@@ -69,7 +62,11 @@ ATTEMPT = api.schema(
                 "anyOf": [TOKEN_ID, {"type": "null"}],
                 "description": "The run's id once the game is over, else null",
             },
-            "actions": {"type": "array", "description": "The actions played so far"},
+            "actions": {
+                "type": "array",
+                "description": "The actions played so far: in the answers that start or read "
+                "an attempt and in a 409, not after an append (the client sent them)",
+            },
             "puzzle": PUZZLE,
         },
     },
@@ -95,15 +92,20 @@ APPEND_BODY = {
 }
 
 
-def attempt_json(attempt: AttemptRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
-    return {
+def attempt_json(
+    attempt: AttemptRecord, puzzle: PuzzleRecord, with_actions: bool = False
+) -> dict[str, Any]:
+    """The attempt as answered; with its actions where a client resumes from it."""
+    shown = {
         "attempt": attempt.id,
         "played": attempt.played,
         **engine_answer(GAMES[puzzle.game], attempt.state),
         "run": attempt.run_id,
-        "actions": attempt.actions,
         "puzzle": puzzle_json(puzzle),
     }
+    if with_actions:
+        shown["actions"] = services().store.attempt_actions(attempt.id)
+    return shown
 
 
 def _own_attempt(attempt_id: str) -> tuple[AttemptRecord, PuzzleRecord]:
@@ -147,14 +149,14 @@ def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, 
     if existing is not None:
         if name is not None:
             store.upsert_player(existing.player_id, name)
-        return jsonify(attempt_json(existing, puzzle)), 200
+        return jsonify(attempt_json(existing, puzzle, with_actions=True)), 200
     limiter = services().limiter
     limiter.check(limiter.attempt_starts, scope=f"{game}/{wanted}")
     engine = GAMES[game]
     attempt, created = store.start_attempt(
         puzzle.id, players.player_id_for_write(), engine.new_game(puzzle.seed), name
     )
-    return jsonify(attempt_json(attempt, puzzle)), 201 if created else 200
+    return jsonify(attempt_json(attempt, puzzle, with_actions=True)), 201 if created else 200
 
 
 @api.route(
@@ -167,12 +169,15 @@ def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, 
 def get_attempt(attempt_id: str) -> Response:
     """The caller's attempt: what they see and may play next. Another player's attempt is
     a 404."""
-    return jsonify(attempt_json(*_own_attempt(attempt_id)))
+    return jsonify(attempt_json(*_own_attempt(attempt_id), with_actions=True))
 
 
 def _already_applied(attempt: AttemptRecord, played: int, actions: list[Any]) -> bool:
     """True when these actions were appended at played before (a retried request)."""
-    return bool(actions) and attempt.actions[played : played + len(actions)] == actions
+    if not actions or played + len(actions) > attempt.played:
+        return False
+    stored = services().store.attempt_actions(attempt.id, played, played + len(actions))
+    return stored == actions
 
 
 def _conflict(attempt: AttemptRecord, puzzle: PuzzleRecord, played: int) -> ApiError:
@@ -180,7 +185,7 @@ def _conflict(attempt: AttemptRecord, puzzle: PuzzleRecord, played: int) -> ApiE
         409,
         f"the attempt has {attempt.played} actions played, not {played}: "
         "continue from the state in this answer",
-        **attempt_json(attempt, puzzle),
+        **attempt_json(attempt, puzzle, with_actions=True),
     )
 
 

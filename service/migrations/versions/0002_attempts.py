@@ -28,7 +28,6 @@ def upgrade() -> None:
         sa.Column("id", sa.String(length=32), nullable=False),
         sa.Column("puzzle_id", sa.Integer(), nullable=False),
         sa.Column("player_id", sa.String(length=64), nullable=False),
-        sa.Column("actions", sa.JSON(), nullable=False),
         sa.Column("played", sa.Integer(), nullable=False),
         sa.Column("state", sa.JSON(), nullable=False),
         sa.Column("over", sa.Boolean(), nullable=False),
@@ -47,9 +46,20 @@ def upgrade() -> None:
             "puzzle_id", "player_id", name=op.f("uq_attempts_puzzle_id_player_id")
         ),
     )
+    op.create_table(
+        "attempt_actions",
+        sa.Column("attempt_id", sa.String(length=32), nullable=False),
+        sa.Column("position", sa.Integer(), nullable=False),
+        sa.Column("action", sa.JSON(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["attempt_id"], ["attempts.id"], name=op.f("fk_attempt_actions_attempt_id_attempts")
+        ),
+        sa.PrimaryKeyConstraint("attempt_id", "position", name=op.f("pk_attempt_actions")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("attempt_actions")
     op.drop_table("attempts")
     with op.batch_alter_table("runs") as batch:
         batch.drop_column("display_name")
