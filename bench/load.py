@@ -288,8 +288,8 @@ def start_servers(
     }
     migrate = [sys.executable, "-m", "service.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
-    service = start_process(gunicorn_command(HOST, service_port, workers), env)
-    ceiling_command = gunicorn_command(HOST, ceiling_port, workers)
+    service = start_process(gunicorn_command(f"{HOST}:{service_port}", workers), env)
+    ceiling_command = gunicorn_command(f"{HOST}:{ceiling_port}", workers)
     ceiling_app = ["--chdir", str(BENCH_DIR.parent), "bench.load:bare_app()"]
     ceiling = start_process([*ceiling_command[:-1], *ceiling_app])
     wait_until_up(f"http://{HOST}:{ceiling_port}/bare")
