@@ -189,14 +189,20 @@ class Child:
         launch: Callable[[], subprocess.Popen[bytes]],
         backoff: Backoff,
         needs: Child | None = None,
+        renewed_with_needs: bool = False,
     ) -> None:
         self.name = name
         self.launch = launch
         self.backoff = backoff
         self.needs = needs  # restarted only while this one runs
+        # Restarted whenever `needs` is: it keeps state that a new `needs` invalidates.
+        self.renewed_with_needs = renewed_with_needs
         self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0
         self.restart_at: float | None = None
+        self.renewing = False  # asked to stop by renew()
+        # (session, when to kill what is left of it) of each dead process of this child.
+        self.orphaned_sessions: list[tuple[int, float]] = []
 
     @property
     def running(self) -> bool:
@@ -206,29 +212,34 @@ class Child:
         self.process = self.launch()
         self.started_at = time.monotonic()
         self.restart_at = None
+        self.renewing = False
         log.info("started the %s process (pid %d)", self.name, self.process.pid)
 
     def notice_death(self) -> None:
-        """If the process has died (poll reaps it): stop its orphans and plan a restart."""
+        """If the process has died (poll reaps it): plan a restart, and ask its orphans to
+        stop (gunicorn's finish the requests they hold; any left after the grace are killed)."""
         if self.process is None or self.restart_at is not None:
             return
         returncode = self.process.poll()
         if returncode is None:
             return
-        kill_session(self.process.pid)
+        kill_session(self.process.pid, signal.SIGTERM)
+        self.orphaned_sessions.append((self.process.pid, time.monotonic() + GRACE_SECONDS))
         ran_for = time.monotonic() - self.started_at
         delay = self.backoff.delay(ran_for)
         self.restart_at = time.monotonic() + delay
-        log.error(
+        log.log(
+            logging.INFO if self.renewing else logging.ERROR,
             "the %s process (pid %d) %s after %.1f s; restarting it in %g s",
             self.name, self.process.pid, describe_exit(returncode), ran_for, delay,
         )  # fmt: skip
 
-    def restart_if_due(self) -> None:
+    def restart_if_due(self) -> bool:
+        """Start the process again if its delay is over and what it needs runs; True if so."""
         if self.restart_at is None or time.monotonic() < self.restart_at:
-            return
+            return False
         if self.needs is not None and not self.needs.running:
-            return
+            return False
         try:
             self.start()
         except (OSError, RuntimeError) as error:
@@ -236,6 +247,28 @@ class Child:
             self.restart_at = time.monotonic() + delay
             log.error("the %s process did not start (%s); trying again in %g s",
                       self.name, error, delay)
+            return False
+        return True
+
+    def renew(self, reason: str) -> None:
+        """Ask the running process to stop (SIGTERM: gracefully); it is restarted as it ends."""
+        if self.running:
+            assert self.process is not None
+            log.warning("restarting the %s process (pid %d): %s", self.name, self.process.pid,
+                        reason)
+            self.process.send_signal(signal.SIGTERM)
+            self.renewing = True
+
+    def kill_orphans(self, overdue_only: bool = True) -> None:
+        now = time.monotonic()
+        for session, deadline in self.orphaned_sessions:
+            if not overdue_only or now >= deadline:
+                kill_session(session)
+        self.orphaned_sessions = [
+            (session, deadline)
+            for session, deadline in self.orphaned_sessions
+            if overdue_only and now < deadline
+        ]
 
     def kill(self) -> None:
         """End the process and everything it started now (it is hung)."""
@@ -313,9 +346,16 @@ class Supervisor:
                 self.probe.web.kill()
             for child in self.children:
                 child.notice_death()
+                child.kill_orphans()
             reap_orphans({child.process.pid for child in self.children if child.process})
             for child in self.children:
-                child.restart_if_due()
+                if child.restart_if_due():
+                    self._renew_dependents(child)
+
+    def _renew_dependents(self, restarted: Child) -> None:
+        for child in self.children:
+            if child.needs is restarted and child.renewed_with_needs:
+                child.renew(f"it needs the restarted {restarted.name}")
 
     def stop(self) -> None:
         """Stop the children, dependents first: SIGTERM (graceful), again (RQ's cold
@@ -326,6 +366,7 @@ class Supervisor:
             self._signal_and_wait(group, GRACE_SECONDS)
             self._signal_and_wait(group, FORCE_SECONDS)
             for child in group:
+                child.kill_orphans(overdue_only=False)
                 if child.process is not None:
                     kill_session(child.process.pid)
                     child.process.wait()
@@ -420,7 +461,10 @@ def serve(host: str, port: int, workers: int) -> None:
             redis = redis_child(
                 EmbeddedRedis(config.redis_socket, config.instance_path / "redis"), backoff()
             )
-        worker = Child("worker", lambda: start_process([*rally, "worker"], env), backoff(), redis)
+        # RQ's worker outlives a lost Redis but leaves the job and scheduler processes of the
+        # lost connection unreaped: a fresh worker starts clean (its orphans are reaped here).
+        worker = Child("worker", lambda: start_process([*rally, "worker"], env), backoff(), redis,
+                       renewed_with_needs=True)
         bind = f"fd://{listener.fileno()}"
         web = Child(
             "web",
