@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import free_port, wait_for_http
+from conftest import environment_without_settings, free_port, wait_for_http
 
 from service.migrations import upgrade
 
@@ -89,6 +89,7 @@ def raw_request(port: int, data: bytes) -> tuple[int, str, dict]:
     """Status, content type and JSON body of the answer to bytes sent as they are."""
     with socket.create_connection(("127.0.0.1", port), timeout=ANSWER_SECONDS) as connection:
         connection.sendall(data)
+        connection.shutdown(socket.SHUT_WR)  # all sent: nginx need not linger for more
         received = b""
         while chunk := connection.recv(65536):
             received += chunk
@@ -103,14 +104,15 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     assert process.wait(STOP_SECONDS) is not None
 
 
-@pytest.fixture
-def web(tmp_path: Path, redis_url: str, process_env: dict[str, str]) -> Iterator[int]:
-    """`rally web` on SQLite and the test Redis; its port."""
-    database_url = f"sqlite:///{tmp_path / 'rally.sqlite3'}"
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Iterator[int]:
+    """`rally web` on SQLite and the test Redis, for the whole module; its port."""
+    folder = tmp_path_factory.mktemp("web")
+    database_url = f"sqlite:///{folder / 'rally.sqlite3'}"
     upgrade(database_url)
     port = free_port()
-    env = {**process_env, "RALLY_INSTANCE_PATH": str(tmp_path / "i"),
-           "DATABASE_URL": database_url, "REDIS_URL": redis_url}
+    env = {**environment_without_settings(), "RALLY_INSTANCE_PATH": str(folder / "i"),
+           "DATABASE_URL": database_url, "REDIS_URL": redis_session_url}
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "web", "--port", str(port)], env=env
     )
@@ -164,9 +166,9 @@ def nginx(prefix: Path, web_port: int) -> Iterator[int]:
         process.wait(STOP_SECONDS)
 
 
-@pytest.fixture
-def proxy(web: int, tmp_path: Path) -> Iterator[int]:
-    with nginx(tmp_path / "nginx", web) as port:
+@pytest.fixture(scope="module")
+def proxy(web: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    with nginx(tmp_path_factory.mktemp("proxy") / "nginx", web) as port:
         yield port
 
 
