@@ -49,9 +49,8 @@ HEALTH_TIMEOUT_SECONDS = 5.0
 HEALTH_MISSES = 3
 # Connections waiting for the web while it (re)starts.
 LISTEN_BACKLOG = 2048
-# Each connection is a greenlet, so a client that sends slowly holds a little memory
-# and no worker (see "Slow clients" in docs/performance.md).
-WEB_WORKER_CLASS = "gevent"
+# gevent's, answering gunicorn's own refusals in JSON (see service/web_worker.py).
+WEB_WORKER_CLASS = "service.web_worker.JsonErrorsGeventWorker"
 _PR_SET_CHILD_SUBREAPER = 36
 
 host_option = click.option("--host", default="127.0.0.1", show_default=True, help="Address.")

@@ -193,21 +193,30 @@ def test_nginx_passes_the_apps_answers_through(proxy: int):
     assert status == 404 and body["status"] == 404
 
 
-@pytest.mark.parametrize(
-    ("request_bytes", "status", "words"),
-    [
-        (b"NOT HTTP AT ALL\r\n\r\n", 400, "bad request"),
-        (b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "URI"),
-        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431, "headers"),
-        (b"POST /api/v1/play/x/y HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n", 413,
-         "65536 bytes"),
-    ],
-)
-def test_nginx_answers_its_own_errors_in_json(proxy: int, request_bytes: bytes, status: int,
-                                              words: str):
-    answered, content_type, body = raw_request(proxy, request_bytes)
+UNPARSABLE_REQUESTS = [
+    (b"NOT HTTP AT ALL\r\n\r\n", 400),
+    (b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431),
+]
+
+
+@pytest.mark.parametrize("server", ["web", "proxy"])
+@pytest.mark.parametrize(("request_bytes", "status"), UNPARSABLE_REQUESTS)
+def test_requests_that_cannot_be_parsed_are_refused_in_json(
+    request, server: str, request_bytes: bytes, status: int
+):
+    port = request.getfixturevalue(server)
+    answered, content_type, body = raw_request(port, request_bytes)
     assert (answered, content_type) == (status, "application/json")
-    assert body["status"] == status and words in body["error"]
+    assert body["status"] == status and body["error"]
+
+
+def test_nginx_refuses_a_body_over_the_apps_limit_in_json(proxy: int):
+    too_large = b"POST /api/v1/play/x/y HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
+    answered, content_type, body = raw_request(proxy, too_large)
+    assert (answered, content_type) == (413, "application/json")
+    assert body == {"error": "the request body is larger than the limit of 65536 bytes",
+                    "status": 413}
 
 
 def test_nginx_answers_json_while_no_replica_is_up(tmp_path: Path):
