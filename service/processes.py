@@ -297,7 +297,10 @@ class WebProbe:
     def _run(self) -> None:
         while not self._stop.wait(HEALTH_INTERVAL_SECONDS):
             if self.web.running:
-                self._record(self._ask())
+                self.check()
+
+    def check(self) -> None:
+        self._record(self._ask())
 
     def _ask(self) -> str | None:
         """The /healthz answer as a short text; None if the web did not answer in time."""

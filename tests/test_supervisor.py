@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -19,7 +21,15 @@ from pathlib import Path
 import pytest
 from conftest import alive, free_port, started_under, wait_for_http
 
-from service.processes import STABLE_SECONDS, Backoff, session_members
+from service import processes
+from service.processes import (
+    HEALTH_MISSES,
+    STABLE_SECONDS,
+    Backoff,
+    Child,
+    WebProbe,
+    session_members,
+)
 
 STOP_SECONDS = 40
 # Generous bounds for a loaded machine: a restarted gunicorn imports the whole app again.
@@ -147,3 +157,40 @@ def test_restart_delays_double_up_to_the_longest_and_reset_after_a_stable_run():
     assert backoff.delay(ran_for=STABLE_SECONDS) == 1
     assert backoff.delay(ran_for=1) == 2
     assert Backoff(first=0, longest=10).delay(ran_for=0) == 0
+
+
+class Unhealthy(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"status": "failing", "failing": ["redis"]}'
+        self.send_response(503)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def test_a_web_that_stops_answering_healthz_is_hung_one_that_answers_503_is_not(monkeypatch):
+    monkeypatch.setattr(processes, "HEALTH_TIMEOUT_SECONDS", 0.2)
+    web = Child("web", lambda: subprocess.Popen(["true"]), Backoff(1, 1))
+    # Accepts connections (into its backlog) and never answers: a hung web.
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        probe = WebProbe(f"http://127.0.0.1:{silent.getsockname()[1]}/healthz", web)
+        for _ in range(HEALTH_MISSES - 1):
+            probe.check()
+            assert not probe.web_hung()
+        probe.check()
+        assert probe.web_hung()
+        assert probe.misses == 0  # counted afresh for the restarted web
+    server = http.server.HTTPServer(("127.0.0.1", 0), Unhealthy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        probe = WebProbe(f"http://127.0.0.1:{server.server_port}/healthz", web)
+        for _ in range(HEALTH_MISSES + 1):
+            probe.check()
+        assert not probe.web_hung()
+        assert probe.last_answer.startswith("unhealthy (503)")
+    finally:
+        server.shutdown()
+        server.server_close()
