@@ -49,8 +49,10 @@ class Round:
 
 
 def child_pid(serve: int, marker: bytes) -> int | None:
-    for pid, parent, _session in process_table():
-        if parent != serve:
+    """serve's child with marker in its command line. Each child leads a session of its
+    own, unlike the orphans of a dead one that serve adopts (a killed master's workers)."""
+    for pid, parent, session in process_table():
+        if parent != serve or session != pid:
             continue
         try:
             if marker in Path(f"/proc/{pid}/cmdline").read_bytes():

@@ -284,6 +284,7 @@ class WebProbe:
         self.web = web
         self.misses = 0
         self.last_answer: str | None = None
+        self._web_started_at = web.started_at
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="healthz probe", daemon=True)
 
@@ -300,6 +301,9 @@ class WebProbe:
                 self.check()
 
     def check(self) -> None:
+        if self.web.started_at != self._web_started_at:  # a new web: its misses count afresh
+            self._web_started_at = self.web.started_at
+            self.misses = 0
         self._record(self._ask())
 
     def _ask(self) -> str | None:
