@@ -71,8 +71,11 @@ def healthy(url: str) -> bool:
 
 
 def kill_and_time(serve: int, port: int, child: str) -> Round:
-    killed = child_pid(serve, CHILDREN[child])
-    assert killed is not None, f"no {child} process"
+    deadline = time.monotonic() + WAIT_SECONDS
+    # The worker may itself be restarting: it is renewed after Redis is.
+    while (killed := child_pid(serve, CHILDREN[child])) is None:
+        assert time.monotonic() < deadline, f"no {child} process"
+        time.sleep(0.1)
     stop = threading.Event()
     latencies: list[float] = []
     unanswered = [0]

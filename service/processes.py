@@ -225,7 +225,8 @@ class Child:
         kill_session(self.process.pid, signal.SIGTERM)
         self.orphaned_sessions.append((self.process.pid, time.monotonic() + GRACE_SECONDS))
         ran_for = time.monotonic() - self.started_at
-        delay = self.backoff.delay(ran_for)
+        # Stopped by renew(): no failure of its own, so no wait and no longer next delay.
+        delay = 0.0 if self.renewing else self.backoff.delay(ran_for)
         self.restart_at = time.monotonic() + delay
         log.log(
             logging.INFO if self.renewing else logging.ERROR,

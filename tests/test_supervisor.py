@@ -35,6 +35,8 @@ STOP_SECONDS = 40
 # Generous bounds for a loaded machine: a restarted gunicorn imports the whole app again.
 COME_BACK_SECONDS = 90
 ANSWER_SECONDS = 60
+# A few requests a second: well within any read limit.
+ASK_INTERVAL_SECONDS = 0.25
 # What identifies each child in its command line.
 CHILDREN = {"redis-server": b"redis-server", "web": b"gunicorn", "worker": b"service.cli\x00worker"}
 
@@ -127,7 +129,7 @@ def test_a_killed_child_is_restarted_while_the_site_answers(serve: Serve, name: 
     def keep_asking() -> None:
         while not stop_asking.is_set():
             statuses.append(ask(serve.url("/api/v1/games")))
-            time.sleep(0.1)
+            time.sleep(ASK_INTERVAL_SECONDS)
 
     asker = threading.Thread(target=keep_asking)
     asker.start()
