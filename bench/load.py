@@ -25,7 +25,7 @@ with keep-alive connections), itself slower than wrk: compare figures from one
 tool only. Fixed rates and the attempt path always come from Python threads.
 
     python -m bench.load [--seconds 10] [--connections 32] [--threads 2] [--workers 2]
-                         [--rate 0]
+                         [--rate 0] [--worker-class CLASS]
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from flask import Flask, jsonify  # noqa: E402
 from puzzles import get_game  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
 from service.daily import daily_seed, today  # noqa: E402
-from service.processes import gunicorn_command  # noqa: E402
+from service.processes import WEB_WORKER_CLASS, gunicorn_command  # noqa: E402
 from service.redis_server import EmbeddedRedis, start_process  # noqa: E402
 from solver.rallye_raser import heuristic_actions  # noqa: E402
 
@@ -408,7 +408,7 @@ def attempts_paced(port: int, batches: list[list[Any]], players_per_second: floa
 
 
 def start_servers(
-    instance: Path, workers: int, service_port: int, ceiling_port: int
+    instance: Path, workers: int, worker_class: str, service_port: int, ceiling_port: int
 ) -> list[subprocess.Popen[bytes]]:
     env = {
         **os.environ,
@@ -424,8 +424,8 @@ def start_servers(
     }
     migrate = [sys.executable, "-m", "service.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
-    service = start_process(gunicorn_command(HOST, service_port, workers), env)
-    ceiling_command = gunicorn_command(HOST, ceiling_port, workers)
+    service = start_process(gunicorn_command(f"{HOST}:{service_port}", workers, worker_class), env)
+    ceiling_command = gunicorn_command(f"{HOST}:{ceiling_port}", workers, worker_class)
     ceiling_app = ["--chdir", str(BENCH_DIR.parent), "bench.load:bare_app()"]
     ceiling = start_process([*ceiling_command[:-1], *ceiling_app])
     wait_until_up(f"http://{HOST}:{ceiling_port}/bare")
@@ -484,13 +484,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers of each server")
     parser.add_argument("--rate", type=int, default=0,
                         help="paced submissions per second (0: half the saturated rate)")
+    parser.add_argument("--worker-class", default=WEB_WORKER_CLASS, help="gunicorn's, of both")
     options = parser.parse_args()
     tool = "wrk" if shutil.which("wrk") else "python"
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
         instance = Path(folder)
         with EmbeddedRedis(instance / "redis.sock", instance):
             ports = free_ports(2)
-            servers = start_servers(instance, options.workers, *ports)
+            servers = start_servers(instance, options.workers, options.worker_class, *ports)
             try:
                 prepared = targets(*ports)
                 results = [measure(tool, target, options, instance) for target in prepared]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
-from service import pages, players, same_origin, security
+from service import health, pages, players, same_origin, security
 from service.api import API_PREFIX, Services
 from service.api import blueprint as api_blueprint
 from service.config import Config
@@ -49,6 +49,7 @@ def create_app(config: Config | None = None) -> Flask:
     security.init_app(app)
     app.register_blueprint(api_blueprint)
     app.register_blueprint(pages.blueprint)
+    app.register_blueprint(health.blueprint)
     return app
 
 

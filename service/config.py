@@ -23,6 +23,7 @@ MIN_KEY_BYTES = 32
 # Where `rally serve` listens by default, and so the default public address of share URLs.
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 class ConfigError(ValueError):
@@ -51,6 +52,14 @@ def _public_url(env: Mapping[str, str]) -> str:
         raise ConfigError(f"RALLY_PUBLIC_URL must be an http(s) address like "
                           f"https://rally.example.org, not {raw!r}")
     return raw.rstrip("/")
+def _choice_setting(
+    env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]
+) -> str:
+    """The setting's value among choices (in any case), else default."""
+    raw = (env.get(name) or default).upper()
+    if raw not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {raw!r}")
+    return raw
 
 
 def _secret_from_file(path: Path) -> str:
@@ -123,6 +132,13 @@ class Config:
     plan_interval: int
     # Seconds between a worker's heartbeats; a worker silent for 3 heartbeats counts as dead.
     heartbeat: int
+    # `rally serve` restarts a dead child after this many seconds, doubling up to the longest.
+    restart_delay: int
+    restart_max_delay: int
+    # /healthz reports the queue as failing once its oldest waiting job is older than this.
+    health_max_job_age: int
+    # The service's own log lines from this level; RQ's only from WARNING unless DEBUG.
+    log_level: str
 
     @property
     def redis_socket(self) -> Path:
@@ -167,4 +183,8 @@ class Config:
             retry_delay=_int_setting(env, "RALLY_RETRY_DELAY", 10, minimum=0),
             plan_interval=_int_setting(env, "RALLY_PLAN_INTERVAL", 3600),
             heartbeat=_int_setting(env, "RALLY_HEARTBEAT", 10),
+            restart_delay=_int_setting(env, "RALLY_RESTART_DELAY", 1, minimum=0),
+            restart_max_delay=_int_setting(env, "RALLY_RESTART_MAX_DELAY", 60),
+            health_max_job_age=_int_setting(env, "RALLY_HEALTH_MAX_JOB_AGE", 900),
+            log_level=_choice_setting(env, "RALLY_LOG_LEVEL", "INFO", LOG_LEVELS),
         )

@@ -17,6 +17,8 @@ from contextlib import suppress
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 STARTUP_SECONDS = 15.0
 SHUTDOWN_SECONDS = 15.0
@@ -30,7 +32,9 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def start_process(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def start_process(
+    command: list[str], env: dict[str, str] | None = None, pass_fds: tuple[int, ...] = ()
+) -> subprocess.Popen[bytes]:
     """A child of the service in its own session (the terminal's Ctrl-C reaches only the
     parent, which stops its children in order) that is stopped if the parent dies."""
     return subprocess.Popen(
@@ -39,6 +43,7 @@ def start_process(command: list[str], env: dict[str, str] | None = None) -> subp
         stdin=subprocess.DEVNULL,
         start_new_session=True,
         preexec_fn=_die_with_parent,
+        pass_fds=pass_fds,
     )
 
 
@@ -53,7 +58,13 @@ def redis_server_binary() -> str:
 
 
 def _ping(socket: Path) -> bool:
-    client = redis.Redis(unix_socket_path=str(socket), socket_timeout=1, socket_connect_timeout=1)
+    # No retries: redis-py's default backs off for seconds before reporting a refused connection.
+    client = redis.Redis(
+        unix_socket_path=str(socket),
+        socket_timeout=1,
+        socket_connect_timeout=1,
+        retry=Retry(NoBackoff(), retries=0),
+    )
     try:
         return bool(client.ping())
     except (redis.ConnectionError, redis.TimeoutError, OSError):

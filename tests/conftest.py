@@ -204,11 +204,16 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.fixture
-def process_env() -> dict[str, str]:
-    """This process's environment without the service's settings (each test sets its own)."""
+def environment_without_settings() -> dict[str, str]:
+    """This process's environment without the service's settings."""
     return {
         name: value
         for name, value in os.environ.items()
         if not name.startswith("RALLY_") and name not in ("DATABASE_URL", "REDIS_URL")
     }
+
+
+@pytest.fixture
+def process_env() -> dict[str, str]:
+    """This process's environment without the service's settings (each test sets its own)."""
+    return environment_without_settings()

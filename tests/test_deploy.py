@@ -26,7 +26,9 @@ from service.config import Config
 from service.queue import plan_job_id, plan_slot
 from service.store import Store
 
-DEPLOY_FILE = Path(__file__).resolve().parent.parent / "deploy.yml"
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY_FILE = ROOT / "deploy.yml"
+NGINX_CONFIG = ROOT / "deploy" / "nginx.conf"
 # What an operator exports before `docker compose up` (see the file's header).
 OPERATOR_VARIABLES = {
     "POSTGRES_PASSWORD": "not-used-here",
@@ -45,6 +47,10 @@ def services() -> dict[str, Any]:
 def substitute(value: str) -> str:
     """Compose's ${NAME} and ${NAME:?message} with the operator's variables."""
     return VARIABLE.sub(lambda match: OPERATOR_VARIABLES[match.group(1)], value)
+
+
+def option_value(command: list[str], option: str) -> str:
+    return command[command.index(option) + 1]
 
 
 def option_replaced(command: list[str], option: str, value: str) -> list[str]:
@@ -81,7 +87,7 @@ def stop(process: subprocess.Popen[bytes]) -> int:
 
 
 def test_the_file_describes_the_scaled_out_service(services: dict[str, Any]):
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker"}
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "proxy"}
     assert services["web"]["deploy"]["replicas"] >= 2
     assert services["worker"]["deploy"]["replicas"] >= 2
     assert services["migrate"]["restart"] == "no"
@@ -92,6 +98,47 @@ def test_the_file_describes_the_scaled_out_service(services: dict[str, Any]):
     # Every replica must share the secrets, so the file demands them instead of generating.
     for name in ("RALLY_SECRET_KEY", "RALLY_DAILY_KEY"):
         assert rally_envs[0][name] == f"${{{name}:?set {name}}}"
+
+
+def test_only_the_proxy_is_published_and_it_reaches_the_web_replicas(services: dict[str, Any]):
+    assert [name for name, service in services.items() if "ports" in service] == ["proxy"]
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    (mount,) = proxy["volumes"]
+    source, target, mode = mount.split(":")
+    assert (ROOT / source).resolve() == NGINX_CONFIG
+    assert target.startswith("/etc/nginx/conf.d/") and mode == "ro"
+    (published,) = proxy["ports"]
+    listen = re.search(r"^\s*listen (\d+);", NGINX_CONFIG.read_text(), re.MULTILINE)
+    assert listen and published.split(":")[-1] == listen.group(1)
+    web_port = option_value(services["web"]["command"], "--port")
+    upstream = re.findall(r"^\s*server ([\w.-]+):(\d+);", NGINX_CONFIG.read_text(), re.MULTILINE)
+    assert upstream == [("web", web_port)]
+    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+
+
+def test_the_proxy_refuses_the_same_bodies_as_the_app(services: dict[str, Any]):
+    config = NGINX_CONFIG.read_text()
+    size = re.search(r"client_max_body_size (\d+)k;", config)
+    env = {name: substitute(str(value)) for name, value in services["web"]["environment"].items()}
+    limit = Config.from_env(env).max_body_bytes
+    assert size and int(size.group(1)) * 1024 == limit
+    assert f"larger than the limit of {limit} bytes" in config
+
+
+def test_health_checks_ask_healthz(services: dict[str, Any]):
+    web_check = " ".join(services["web"]["healthcheck"]["test"])
+    web_port = option_value(services["web"]["command"], "--port")
+    assert f"http://127.0.0.1:{web_port}/healthz" in web_check
+    assert "http://127.0.0.1/healthz" in services["proxy"]["healthcheck"]["test"]
+
+
+def test_the_image_build_leaves_local_state_out():
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
+    assert {"instance/", "**/instance/", ".venv/", ".git/", "**/__pycache__/"} <= ignored
+    assert "COPY . ." in yaml.safe_load(DEPLOY_FILE.read_text())["x-rally"]["build"][
+        "dockerfile_inline"
+    ]
 
 
 def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_path: Path):
@@ -134,6 +181,7 @@ def test_migrate_web_and_worker_run_against_postgres_and_redis(
     try:
         wait_for_http(f"http://127.0.0.1:{port}/api/v1/daily", seconds=60)
         wait_for_planning(redis_url, Config.from_env(env_of("worker")))
+        assert run_health_check(services["web"], port).returncode == 0
     finally:
         assert stop(web) == 0
         assert stop(worker) == 0
@@ -146,6 +194,14 @@ def test_migrate_web_and_worker_run_against_postgres_and_redis(
     assert {puzzle.seed for puzzle in recorded} == {
         daily.daily_seed(key, game, day) for game in GAMES for day in days
     }
+
+
+def run_health_check(service: dict[str, Any], port: int) -> subprocess.CompletedProcess[bytes]:
+    """The service's health check command, run here against port."""
+    kind, program, *arguments = service["healthcheck"]["test"]
+    assert (kind, program) == ("CMD", "python")
+    local = [argument.replace(":8000/", f":{port}/") for argument in arguments]
+    return subprocess.run([sys.executable, *local], timeout=30)
 
 
 def wait_for_planning(redis_url: str, config: Config, seconds: float = 60) -> None:

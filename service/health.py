@@ -1,0 +1,111 @@
+"""GET /healthz: can this web process do its work right now?
+
+It checks the database (a trivial query), Redis (PING) and the queues (how
+many jobs wait, and how long the oldest has waited: a queue whose oldest job
+waits longer than RALLY_HEALTH_MAX_JOB_AGE has no worker getting through it).
+200 when every part is well, else 503; both in JSON naming each part:
+
+    {"status": "ok" | "failing", "failing": [part, ...],
+     "checks": {"database": {"ok": true, "ms": 0.4}, "redis": {...},
+                "queue": {"ok": true, "depth": 2, "queues": {"solve": 2},
+                          "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900}}}
+
+`rally serve` asks it to find a hung web process; deploy.yml's health checks
+ask it of every web replica.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+import sqlalchemy
+from flask import Blueprint, Response, current_app, jsonify
+from rq import Queue
+
+from service.queue import web_connection
+
+blueprint = Blueprint("health", __name__)
+# An error is reported by its kind and first line, cut to this length.
+ERROR_CHARS = 200
+
+
+def _error_text(error: Exception) -> str:
+    lines = str(error).strip().splitlines() or [""]
+    return f"{type(error).__name__}: {lines[0]}"[:ERROR_CHARS]
+
+
+def _timed(check: dict[str, Any], started: float) -> dict[str, Any]:
+    return {**check, "ms": round((time.perf_counter() - started) * 1000, 1)}
+
+
+def check_database(engine: sqlalchemy.Engine) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        with engine.connect() as connection:
+            connection.execute(sqlalchemy.text("SELECT 1"))
+    except sqlalchemy.exc.SQLAlchemyError as error:
+        return _timed({"ok": False, "error": _error_text(error)}, started)
+    return _timed({"ok": True}, started)
+
+
+def check_redis(connection: redis.Redis) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        connection.ping()
+    except redis.RedisError as error:
+        return _timed({"ok": False, "error": _error_text(error)}, started)
+    return _timed({"ok": True}, started)
+
+
+def oldest_job_age(queue: Queue, now: datetime) -> float | None:
+    """Seconds the job at the head of queue has waited; None when none waits."""
+    for job_id in queue.get_job_ids(0, 0):
+        job = queue.fetch_job(job_id)
+        if job is not None and job.enqueued_at is not None:
+            return (now - job.enqueued_at).total_seconds()
+    return None
+
+
+def check_queues(connection: redis.Redis, max_age: int) -> dict[str, Any]:
+    """Every RQ queue in this Redis: jobs waiting in each, the longest wait of any."""
+    started = time.perf_counter()
+    now = datetime.now(UTC)
+    try:
+        queues = sorted(Queue.all(connection=connection), key=lambda queue: queue.name)
+        depths = {queue.name: queue.count for queue in queues}
+        ages = [age for queue in queues if (age := oldest_job_age(queue, now)) is not None]
+    except redis.RedisError as error:
+        return _timed({"ok": False, "error": _error_text(error)}, started)
+    oldest = round(max(ages), 1) if ages else None
+    return _timed(
+        {
+            "ok": oldest is None or oldest <= max_age,
+            "depth": sum(depths.values()),
+            "queues": depths,
+            "oldest_job_age_seconds": oldest,
+            "max_job_age_seconds": max_age,
+        },
+        started,
+    )
+
+
+@blueprint.get("/healthz")
+def healthz() -> tuple[Response, int]:
+    services = current_app.extensions["rally"]
+    connection = web_connection(services.config.redis_url)
+    checks = {
+        "database": check_database(services.store.engine),
+        "redis": check_redis(connection),
+    }
+    if checks["redis"]["ok"]:
+        checks["queue"] = check_queues(connection, services.config.health_max_job_age)
+    else:
+        checks["queue"] = {"ok": False, "error": "not checked: Redis is unreachable"}
+    failing = [part for part, check in checks.items() if not check["ok"]]
+    answer = jsonify({"status": "failing" if failing else "ok", "failing": failing,
+                      "checks": checks})
+    answer.headers["Cache-Control"] = "no-store"
+    return answer, 503 if failing else 200

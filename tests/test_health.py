@@ -1,0 +1,66 @@
+"""GET /healthz: 200 when the database, Redis and the queues are well, else 503 naming the part."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import redis
+from conftest import free_port
+from rq import Queue
+
+from tests.api_fixtures import *  # noqa: F403
+from tests.api_fixtures import client_of
+
+
+def test_a_healthy_service_answers_200_with_every_part(make_app, redis_url: str):
+    Queue("health-test", connection=redis.Redis.from_url(redis_url)).enqueue(print, "queued")
+    answer = client_of(make_app()).get("/healthz")
+    assert answer.status_code == 200
+    assert answer.headers["Cache-Control"] == "no-store"
+    body = answer.get_json()
+    assert body["status"] == "ok"
+    assert body["failing"] == []
+    assert {part for part, check in body["checks"].items() if check["ok"]} == {
+        "database", "redis", "queue"
+    }  # fmt: skip
+    queue = body["checks"]["queue"]
+    assert queue["depth"] == 1
+    assert queue["queues"] == {"health-test": 1}
+    assert 0 <= queue["oldest_job_age_seconds"] < 60
+
+
+def test_redis_down_is_503_naming_redis(make_app):
+    closed = f"redis://127.0.0.1:{free_port()}/0"
+    answer = client_of(make_app(redis=closed)).get("/healthz")
+    assert answer.status_code == 503
+    body = answer.get_json()
+    assert body["status"] == "failing"
+    assert body["failing"] == ["redis", "queue"]
+    assert "ConnectionError" in body["checks"]["redis"]["error"]
+    assert body["checks"]["database"]["ok"] is True
+
+
+def test_an_unreachable_database_is_503_naming_the_database(make_app, tmp_path: Path):
+    app = make_app()
+    (tmp_path / "api.sqlite3").unlink()
+    (tmp_path / "api.sqlite3").mkdir()  # a folder where the database file was: cannot open
+    app.extensions["rally"].store.engine.dispose()
+    answer = client_of(app).get("/healthz")
+    assert answer.status_code == 503
+    body = answer.get_json()
+    assert body["failing"] == ["database"]
+    assert body["checks"]["database"]["error"].startswith("OperationalError")
+
+
+def test_a_job_waiting_longer_than_the_limit_fails_the_queue(make_app, redis_url: str):
+    queue = Queue("health-test", connection=redis.Redis.from_url(redis_url))
+    job = queue.enqueue(print, "stuck")
+    job.enqueued_at = datetime.now(UTC) - timedelta(seconds=300)
+    job.save()
+    answer = client_of(make_app(RALLY_HEALTH_MAX_JOB_AGE="120")).get("/healthz")
+    assert answer.status_code == 503
+    body = answer.get_json()
+    assert body["failing"] == ["queue"]
+    assert body["checks"]["queue"]["oldest_job_age_seconds"] >= 300
+    assert body["checks"]["queue"]["max_job_age_seconds"] == 120

@@ -1,0 +1,207 @@
+"""`rally serve` supervises its children: each one killed comes back while the site answers."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from conftest import alive, free_port, started_under, wait_for_http
+
+from service import processes
+from service.processes import (
+    HEALTH_MISSES,
+    STABLE_SECONDS,
+    Backoff,
+    Child,
+    WebProbe,
+    session_members,
+)
+
+STOP_SECONDS = 40
+# Generous bounds for a loaded machine: a restarted gunicorn imports the whole app again.
+COME_BACK_SECONDS = 90
+ANSWER_SECONDS = 60
+# A few requests a second: well within any read limit.
+ASK_INTERVAL_SECONDS = 0.25
+# What identifies each child in its command line.
+CHILDREN = {"redis-server": b"redis-server", "web": b"gunicorn", "worker": b"service.cli\x00worker"}
+
+
+@dataclass
+class Serve:
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+    answers: list[tuple[float, int | None]] = field(default_factory=list)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def child(self, name: str) -> int | None:
+        """The pid of serve's running child of that name. Each child leads a session of its
+        own, unlike the orphans of a dead one that serve adopts (a killed master's workers)."""
+        for pid in started_under(self.process.pid):
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            state, parent, session = stat[0], int(stat[1]), int(stat[3])
+            if (parent, session, state != "Z") == (self.process.pid, pid, True) and (
+                CHILDREN[name] in command
+            ):
+                return pid
+        return None
+
+
+@pytest.fixture
+def serve(instance_path: Path, process_env: dict[str, str], tmp_path: Path) -> Iterator[Serve]:
+    port = free_port()
+    env = {**process_env, "RALLY_INSTANCE_PATH": str(instance_path), "RALLY_RESTART_DELAY": "1"}
+    log = tmp_path / "serve.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            env=env, stdout=output, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    running = Serve(process, port, log)
+    try:
+        wait_for_http(running.url("/healthz"))
+        yield running
+    finally:
+        started = started_under(process.pid)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(STOP_SECONDS) == 0
+        deadline = time.monotonic() + 5
+        while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [pid for pid in started if alive(pid)] == []
+
+
+def ask(url: str) -> int | None:
+    """The HTTP status of a GET of url; None when no answer came within ANSWER_SECONDS."""
+    try:
+        with urllib.request.urlopen(url, timeout=ANSWER_SECONDS) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
+
+
+def zombies_under(leader: int) -> list[int]:
+    """Ended processes under leader that nobody reaped (after a moment for the reaping)."""
+    def zombies() -> list[int]:
+        found = []
+        for pid in started_under(leader):
+            with suppress(OSError):
+                if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                    found.append(pid)
+        return found
+
+    deadline = time.monotonic() + 2
+    while zombies() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return zombies()
+
+
+@pytest.mark.parametrize("name", list(CHILDREN))
+def test_a_killed_child_is_restarted_while_the_site_answers(serve: Serve, name: str):
+    killed = serve.child(name)
+    assert killed is not None
+    stop_asking = threading.Event()
+    statuses: list[int | None] = []
+
+    def keep_asking() -> None:
+        while not stop_asking.is_set():
+            statuses.append(ask(serve.url("/api/v1/games")))
+            time.sleep(ASK_INTERVAL_SECONDS)
+
+    asker = threading.Thread(target=keep_asking)
+    asker.start()
+    try:
+        os.kill(killed, signal.SIGKILL)
+        deadline = time.monotonic() + COME_BACK_SECONDS
+        while serve.child(name) in (None, killed):
+            assert time.monotonic() < deadline, f"the {name} process did not come back"
+            time.sleep(0.2)
+        healthz = json.loads(wait_for_http(serve.url("/healthz"), seconds=COME_BACK_SECONDS))
+        assert healthz["status"] == "ok"
+    finally:
+        stop_asking.set()
+        asker.join()
+    # Every request made meanwhile was answered: connections made while the web
+    # restarted waited in the backlog of the socket that serve keeps open.
+    assert statuses and set(statuses) == {200}
+    assert zombies_under(serve.process.pid) == []
+    deadline = time.monotonic() + 10  # the dead child's orphans get a grace, then are killed
+    while session_members(killed) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert session_members(killed) == []
+    log = serve.log.read_text()
+    assert f"the {name} process (pid {killed}) was killed by SIGKILL" in log
+    assert "restarting it in 1 s" in log
+
+
+def test_restart_delays_double_up_to_the_longest_and_reset_after_a_stable_run():
+    backoff = Backoff(first=1, longest=10)
+    assert [backoff.delay(ran_for=0.5) for _ in range(6)] == [1, 2, 4, 8, 10, 10]
+    assert backoff.delay(ran_for=STABLE_SECONDS) == 1
+    assert backoff.delay(ran_for=1) == 2
+    assert Backoff(first=0, longest=10).delay(ran_for=0) == 0
+
+
+class Unhealthy(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"status": "failing", "failing": ["redis"]}'
+        self.send_response(503)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def test_a_web_that_stops_answering_healthz_is_hung_one_that_answers_503_is_not(monkeypatch):
+    monkeypatch.setattr(processes, "HEALTH_TIMEOUT_SECONDS", 0.2)
+    web = Child("web", lambda: subprocess.Popen(["true"]), Backoff(1, 1))
+    # Accepts connections (into its backlog) and never answers: a hung web.
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        probe = WebProbe(f"http://127.0.0.1:{silent.getsockname()[1]}/healthz", web)
+        for _ in range(HEALTH_MISSES - 1):
+            probe.check()
+            assert not probe.web_hung()
+        probe.check()
+        assert probe.web_hung()
+        assert probe.misses == 0
+        for _ in range(HEALTH_MISSES - 1):
+            probe.check()
+        web.started_at += 1  # a restarted web: the misses of the one before do not count
+        probe.check()
+        assert probe.misses == 1 and not probe.web_hung()
+    server = http.server.HTTPServer(("127.0.0.1", 0), Unhealthy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        probe = WebProbe(f"http://127.0.0.1:{server.server_port}/healthz", web)
+        for _ in range(HEALTH_MISSES + 1):
+            probe.check()
+        assert not probe.web_hung()
+        assert probe.last_answer.startswith("unhealthy (503)")
+    finally:
+        server.shutdown()
+        server.server_close()
