@@ -22,8 +22,8 @@ from service import daily, players
 from service.config import Config
 from service.openapi import Api, ApiError, PathParam
 from service.openapi import Response as Answer
-from service.queue import request_solve
-from service.ratelimit import RateLimiter
+from service.queue import admit_solve, request_solve
+from service.ratelimit import RateLimiter, client_key
 from service.store import PuzzleRecord, RunRecord, Store
 
 API_VERSION = "1"
@@ -408,11 +408,12 @@ def _puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
             raise ApiError(404, f"no puzzle {game}/{seed}")
         limiter = services().limiter
         limiter.check(limiter.new_seeds)
+        admit_solve(day, client_key(), services().config)
         number = None if day is None else daily.puzzle_number(day)
         puzzle = services().store.ensure_puzzle(
             game, seed, GAMES[game].rules_version, daily_date=day, number=number
         )
-        request_solve(game, seed, services().config)
+        request_solve(game, seed, services().config, daily_date=day, client=client_key())
     if not _is_published(puzzle):
         raise ApiError(404, f"no puzzle {game}/{seed}")
     return puzzle
@@ -430,7 +431,8 @@ def _current_dailies(day: date) -> list[PuzzleRecord]:
     recorded = daily.ensure_dailies(services().store, services().config.daily_key, day)
     for puzzle in recorded:
         if puzzle.game not in stored:
-            request_solve(puzzle.game, puzzle.seed, services().config)
+            request_solve(puzzle.game, puzzle.seed, services().config, daily_date=day,
+                          client=client_key())
     return recorded
 
 
@@ -524,7 +526,7 @@ def list_games() -> Response:
     "GET",
     summary="One puzzle",
     responses={200: Answer("The puzzle, solved or pending", PUZZLE)},
-    errors=[429],
+    errors=[429, 503],
 )
 def get_puzzle(game: str, seed: str) -> Response:
     """A puzzle with its optimum or pending status. A seed never seen before becomes a
@@ -560,7 +562,7 @@ def _run_json(run: RunRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
     summary="Submit a run",
     body=RUN_BODY,
     responses={201: Answer("The stored run, scored by the server", RUN)},
-    errors=[422, 429],
+    errors=[422, 429, 503],
 )
 def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, int]:
     """Replay, score and store a finished game. The player's first finished run of a daily,

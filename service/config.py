@@ -74,6 +74,14 @@ class Config:
     plan_interval: int
     # Seconds between a worker's heartbeats; a worker silent for 3 heartbeats counts as dead.
     heartbeat: int
+    # Memory (MiB of address space) a solve may take on top of its worker's; over it the
+    # solve fails and is retried later.
+    solve_memory_mb: int
+    # Solves of practice seeds and past dailies that may wait at once: in all, and per client.
+    max_pending_solves: int
+    max_pending_solves_per_client: int
+    # Reverse proxies in front of the web app whose X-Forwarded-For/-Proto are trusted.
+    trusted_proxies: int
 
     @property
     def redis_socket(self) -> Path:
@@ -115,4 +123,10 @@ class Config:
             retry_delay=_int_setting(env, "RALLY_RETRY_DELAY", 10, minimum=0),
             plan_interval=_int_setting(env, "RALLY_PLAN_INTERVAL", 3600),
             heartbeat=_int_setting(env, "RALLY_HEARTBEAT", 10),
+            solve_memory_mb=_int_setting(env, "RALLY_SOLVE_MEMORY_MB", 2048),
+            max_pending_solves=_int_setting(env, "RALLY_MAX_PENDING_SOLVES", 100),
+            max_pending_solves_per_client=_int_setting(
+                env, "RALLY_MAX_PENDING_SOLVES_PER_CLIENT", 6
+            ),
+            trusted_proxies=_int_setting(env, "RALLY_TRUSTED_PROXIES", 0, minimum=0),
         )

@@ -13,13 +13,9 @@ from flask.testing import FlaskClient
 from rq.job import Job
 
 from puzzles import GAMES, get_game
-from service import api, daily, ratelimit
+from service import api, daily
 from service.jobs import store_solution
-from service.openapi import ApiError
 from service.players import COOKIE_NAME
-from service.queue import web_connection
-from service.ratelimit import RateLimiter
-from service.redis_server import EmbeddedRedis
 from service.store import PuzzleRecord, Store
 from solver import SolveResult, solve
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
@@ -453,26 +449,3 @@ def test_runs_are_accepted_while_redis_is_down(make_app):
     assert client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE_SEED}").status_code == 200
     assert client.get("/api/v1/daily").status_code == 200
     assert len(store.leaderboard(puzzle.id)) == 1
-
-
-def test_rate_limits_fail_open_while_redis_is_down_and_return_with_it(
-    tmp_path, caplog, monkeypatch
-):
-    monkeypatch.setattr(ratelimit, "RETRY_REDIS_AFTER_SECONDS", 0.0)
-    server = EmbeddedRedis(tmp_path / "r.sock", tmp_path)
-    server.start()
-    try:
-        limiter = RateLimiter(web_connection(server.url), writes_per_minute=1, new_seeds_per_hour=1)
-        with Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": "10.255.0.1"}):
-            limiter.check(limiter.writes)
-            with pytest.raises(ApiError):
-                limiter.check(limiter.writes)
-            server.stop()
-            limiter.check(limiter.writes)
-            assert "rate limits off while Redis is unavailable" in caplog.text
-            server.start()
-            with pytest.raises(ApiError):
-                limiter.check(limiter.writes)
-            assert "Redis is back" in caplog.text
-    finally:
-        server.stop()
