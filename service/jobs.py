@@ -82,14 +82,24 @@ def solve_puzzle(game: str, seed: str, rules_version: str, attempt: int = 0) -> 
             solve, (game, seed), seconds=config.solve_timeout, memory_mib=config.solve_memory_mb
         )
     except BoundedCallError as failure:
-        store.record_failure(puzzle.id, f"solving failed: {failure}")
-        with redis.Redis.from_url(config.redis_url) as connection:
-            retried = schedule_retry(connection, config, (game, seed, rules_version), attempt + 1)
-        log.warning("solving %s/%s failed (%s)%s", game, seed, failure,
-                    ", to be retried later" if retried else "")
-        return f"failed: {failure}"
+        return fail_and_retry_later(store, config, puzzle, attempt, failure)
     stored = store_solution(store, puzzle.id, result)
     return "solved" if stored else "already solved"
+
+
+def fail_and_retry_later(
+    store: Store, config: Config, puzzle: PuzzleRecord, attempt: int, failure: Exception
+) -> str:
+    """Mark the puzzle failed with the reason and schedule its next retry, if one is left."""
+    if not store.record_failure(puzzle.id, f"solving failed: {failure}"):
+        return "already solved"  # by another job meanwhile
+    with redis.Redis.from_url(config.redis_url) as connection:
+        retried = schedule_retry(
+            connection, config, (puzzle.game, puzzle.seed, puzzle.rules_version), attempt + 1
+        )
+    log.warning("solving %s/%s failed (%s)%s", puzzle.game, puzzle.seed, failure,
+                ", to be retried later" if retried else "")
+    return f"failed: {failure}"
 
 
 def store_solution(store: Store, puzzle_id: int, result: SolveResult) -> bool:
