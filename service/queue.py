@@ -309,12 +309,13 @@ def request_solve(
     seed: str,
     config: Config | None = None,
     *,
-    daily_date: date | None = None,
+    daily_date: date | None,
     client: str | None = None,
 ) -> bool:
-    """Queue the solving of a pending puzzle in its urgency's queue; False (never an error)
-    when Redis is unreachable, or when a client's solve would pass a cap: the puzzle then
-    stays pending for the planning sweep."""
+    """Queue the solving of a pending puzzle in the queue of its urgency (daily_date is the
+    puzzle's: None for practice); False (never an error) when Redis is unreachable, or when
+    the solve of client's request would pass a cap: the puzzle then stays pending for the
+    planning sweep."""
     config = config or _current_config()
     urgency = urgency_of(daily_date)
     connection = web_connection(config.redis_url)

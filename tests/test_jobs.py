@@ -68,7 +68,7 @@ def test_a_solve_request_without_redis_returns_false_at_once(instance_path):
         {"RALLY_INSTANCE_PATH": str(instance_path), "REDIS_URL": "redis://127.0.0.1:1/0"}
     )
     started = datetime.now(UTC)
-    assert request_solve(sorted(GAMES)[0], "s1", config) is False
+    assert request_solve(sorted(GAMES)[0], "s1", config, daily_date=None) is False
     assert datetime.now(UTC) - started < timedelta(seconds=5)
 
 
