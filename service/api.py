@@ -406,9 +406,9 @@ def _puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
         day = _daily_date_of(game, seed)
         if day is not None and day > daily.today():
             raise ApiError(404, f"no puzzle {game}/{seed}")
+        admit_solve(day, client_key(), services().config)  # refused first: it counts nothing
         limiter = services().limiter
         limiter.check(limiter.new_seeds)
-        admit_solve(day, client_key(), services().config)
         number = None if day is None else daily.puzzle_number(day)
         puzzle = services().store.ensure_puzzle(
             game, seed, GAMES[game].rules_version, daily_date=day, number=number

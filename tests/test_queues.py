@@ -115,6 +115,15 @@ def test_a_new_seed_over_the_total_cap_gets_503_and_records_nothing(make_app):
     assert ask_for(client_of(app), "total-0").status_code == 200  # a known seed is served
 
 
+def test_a_seed_refused_for_a_full_queue_spends_none_of_the_clients_budget(make_app, connection):
+    app = make_app(RALLY_MAX_PENDING_SOLVES="1", RALLY_NEW_SEEDS_PER_HOUR="1")
+    assert ask_for(client_of(app), "fills-it").status_code == 200
+    client = client_of(app)
+    assert ask_for(client, "refused-first").status_code == 503
+    solve_queue(connection, Urgency.PRACTICE).empty()  # as a worker taking the waiting solve
+    assert ask_for(client, "refused-first").status_code == 200
+
+
 def test_one_client_may_have_only_so_many_solves_waiting(make_app, connection):
     app = make_app(RALLY_MAX_PENDING_SOLVES_PER_CLIENT="2")
     client = client_of(app)
