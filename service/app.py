@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service import health, pages, players, same_origin, security
 from service.api import API_PREFIX, Services
@@ -43,6 +44,11 @@ def create_app(config: Config | None = None) -> Flask:
             new_players_per_hour=config.new_players_per_hour,
         ),
     )
+    if config.trusted_proxies:
+        # The client's address and scheme as the proxies saw them; a client's own
+        # X-Forwarded-* headers are ignored, being further left than the proxies' entries.
+        proxies = config.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
     app.register_error_handler(HTTPException, error_response)
     same_origin.init_app(app)
     players.init_app(app)

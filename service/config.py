@@ -52,6 +52,8 @@ def _public_url(env: Mapping[str, str]) -> str:
         raise ConfigError(f"RALLY_PUBLIC_URL must be an http(s) address like "
                           f"https://rally.example.org, not {raw!r}")
     return raw.rstrip("/")
+
+
 def _choice_setting(
     env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]
 ) -> str:
@@ -139,6 +141,14 @@ class Config:
     health_max_job_age: int
     # The service's own log lines from this level; RQ's only from WARNING unless DEBUG.
     log_level: str
+    # Memory (MiB of address space) a solve may take on top of its worker's; over it the
+    # solve fails and is retried later.
+    solve_memory_mb: int
+    # Solves of practice seeds and past dailies that may wait at once: in all, and per client.
+    max_pending_solves: int
+    max_pending_solves_per_client: int
+    # Reverse proxies in front of the web app whose X-Forwarded-For/-Proto are trusted.
+    trusted_proxies: int
 
     @property
     def redis_socket(self) -> Path:
@@ -187,4 +197,10 @@ class Config:
             restart_max_delay=_int_setting(env, "RALLY_RESTART_MAX_DELAY", 60),
             health_max_job_age=_int_setting(env, "RALLY_HEALTH_MAX_JOB_AGE", 900),
             log_level=_choice_setting(env, "RALLY_LOG_LEVEL", "INFO", LOG_LEVELS),
+            solve_memory_mb=_int_setting(env, "RALLY_SOLVE_MEMORY_MB", 2048),
+            max_pending_solves=_int_setting(env, "RALLY_MAX_PENDING_SOLVES", 100),
+            max_pending_solves_per_client=_int_setting(
+                env, "RALLY_MAX_PENDING_SOLVES_PER_CLIENT", 6
+            ),
+            trusted_proxies=_int_setting(env, "RALLY_TRUSTED_PROXIES", 0, minimum=0),
         )

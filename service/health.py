@@ -1,13 +1,16 @@
 """GET /healthz: can this web process do its work right now?
 
-It checks the database (a trivial query), Redis (PING) and the queues (how
-many jobs wait, and how long the oldest has waited: a queue whose oldest job
-waits longer than RALLY_HEALTH_MAX_JOB_AGE has no worker getting through it).
+It checks the database (a trivial query), Redis (PING) and the four solve
+queues (how many jobs wait in each, and how long the oldest has waited: a queue
+whose oldest job waits longer than RALLY_HEALTH_MAX_JOB_AGE has no worker
+getting through it).
 200 when every part is well, else 503; both in JSON naming each part:
 
     {"status": "ok" | "failing", "failing": [part, ...],
      "checks": {"database": {"ok": true, "ms": 0.4}, "redis": {...},
-                "queue": {"ok": true, "depth": 2, "queues": {"solve": 2},
+                "queue": {"ok": true, "depth": 2,
+                          "queues": {"solve": 0, "solve-practice": 2, "solve-archive": 0,
+                                     "solve-retry": 0},
                           "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900}}}
 
 `rally serve` asks it to find a hung web process; deploy.yml's health checks
@@ -25,7 +28,7 @@ import sqlalchemy
 from flask import Blueprint, Response, current_app, jsonify
 from rq import Queue
 
-from service.queue import web_connection
+from service.queue import solve_queues, web_connection
 
 blueprint = Blueprint("health", __name__)
 # An error is reported by its kind and first line, cut to this length.
@@ -70,11 +73,11 @@ def oldest_job_age(queue: Queue, now: datetime) -> float | None:
 
 
 def check_queues(connection: redis.Redis, max_age: int) -> dict[str, Any]:
-    """Every RQ queue in this Redis: jobs waiting in each, the longest wait of any."""
+    """Every solve queue, most urgent first: jobs waiting in each, the longest wait of any."""
     started = time.perf_counter()
     now = datetime.now(UTC)
     try:
-        queues = sorted(Queue.all(connection=connection), key=lambda queue: queue.name)
+        queues = solve_queues(connection)
         depths = {queue.name: queue.count for queue in queues}
         ages = [age for queue in queues if (age := oldest_job_age(queue, now)) is not None]
     except redis.RedisError as error:

@@ -2,7 +2,10 @@
 
 - `solve_puzzle` proves one puzzle's optimum and stores it with one guarded
   UPDATE: running it twice, or again after its worker was killed, stores the
-  puzzle exactly once.
+  puzzle exactly once. The solver runs in a child process bounded by
+  RALLY_SOLVE_TIMEOUT and RALLY_SOLVE_MEMORY_MB: a solve that breaks a bound
+  (or fails) marks its puzzle failed with the reason and is tried again later
+  on the retry queue, behind everything more urgent.
 - `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
   today's and the next seven days' dailies and queues every pending puzzle
   (the sweep that also picks up puzzles requested while Redis was down). Each
@@ -23,13 +26,24 @@ from types import FrameType, TracebackType
 from typing import Any
 
 import redis
-from rq import Queue, Worker, get_current_job
+from rq import Worker, get_current_job
 from rq.job import Job
 
 from puzzles import GAMES
 from service import daily
+from service.bounded import BoundedCallError, run_bounded
 from service.config import Config
-from service.queue import enqueue_solve, schedule_next_plan, solve_queue, start_planning
+from service.queue import (
+    Urgency,
+    enqueue_solve,
+    schedule_next_plan,
+    schedule_retry,
+    solve_job_id,
+    solve_queue,
+    solve_queues,
+    start_planning,
+    urgency_of,
+)
 from service.store import PuzzleRecord, Store
 from solver import SolveResult, solve
 
@@ -48,9 +62,13 @@ def worker_context() -> tuple[Config, Store]:
     return config, _stores[key]
 
 
-def solve_puzzle(game: str, seed: str, rules_version: str) -> str:
-    """Prove and store the optimum of a recorded puzzle; a solved one is left alone."""
-    _config, store = worker_context()
+def solve_puzzle(game: str, seed: str, rules_version: str, attempt: int = 0) -> str:
+    """Prove and store the optimum of a recorded puzzle; a solved one is left alone.
+
+    attempt counts the retries made after solves that failed; one more is
+    scheduled on the retry queue until RALLY_SOLVE_RETRIES were made.
+    """
+    config, store = worker_context()
     puzzle = store.get_puzzle(game, seed, rules_version)
     if puzzle is None:
         # The seed is not named: it may be a coming daily's, which no log line may show.
@@ -61,8 +79,30 @@ def solve_puzzle(game: str, seed: str, rules_version: str) -> str:
     if current != rules_version:
         store.record_failure(puzzle.id, f"the engine plays rules {current}, not {rules_version}")
         return "rules changed"
-    stored = store_solution(store, puzzle.id, solve(game, seed))
+    try:
+        result = run_bounded(
+            solve, (game, seed), seconds=config.solve_timeout, memory_mib=config.solve_memory_mb
+        )
+    except BoundedCallError as failure:
+        return fail_and_retry_later(store, config, puzzle, attempt, failure)
+    stored = store_solution(store, puzzle.id, result)
     return "solved" if stored else "already solved"
+
+
+def fail_and_retry_later(
+    store: Store, config: Config, puzzle: PuzzleRecord, attempt: int, failure: Exception
+) -> str:
+    """Mark the puzzle failed with the reason and schedule its next retry, if one is left."""
+    if not store.record_failure(puzzle.id, f"solving failed: {failure}"):
+        return "already solved"  # by another job meanwhile
+    with redis.Redis.from_url(config.redis_url) as connection:
+        retried = schedule_retry(
+            connection, config, (puzzle.game, puzzle.seed, puzzle.rules_version), attempt + 1
+        )
+    # Named by its job id, not its seed: the puzzle may be a coming daily.
+    job_id = solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version, attempt)
+    log.warning("%s failed (%s)%s", job_id, failure, ", to be retried later" if retried else "")
+    return f"failed: {failure}"
 
 
 def store_solution(store: Store, puzzle_id: int, result: SolveResult) -> bool:
@@ -101,25 +141,36 @@ def record_solve_failure(
         log.exception("could not record the failure of job %s", job.id)
 
 
-def queue_solving(queue: Queue, config: Config, puzzles: Iterable[PuzzleRecord]) -> int:
-    """Queue the solving of each puzzle of a known game; the number newly queued."""
-    return sum(
-        enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
-        for puzzle in puzzles
-        if puzzle.game in GAMES
-    )
+def queue_solving(
+    connection: redis.Redis,
+    config: Config,
+    puzzles: Iterable[PuzzleRecord],
+    urgency: Urgency | None = None,
+) -> int:
+    """Queue the solving of each puzzle of a known game, in the given urgency's queue or
+    else its own; the number newly queued."""
+    queued = 0
+    for puzzle in puzzles:
+        if puzzle.game not in GAMES:
+            continue
+        own = urgency_of(puzzle.daily_date) if urgency is None else urgency
+        queue = solve_queue(connection, own)
+        queued += enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
+    return queued
 
 
 def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
-    """Queue every pending puzzle (those asked for while Redis was down among them)."""
-    return queue_solving(solve_queue(connection), config, store.pending_puzzles())
+    """Queue every pending puzzle (those asked for while Redis was down, and those that
+    waited out the caps, among them) in its own queue."""
+    return queue_solving(connection, config, store.pending_puzzles())
 
 
 def plan_dailies() -> int:
     """Record the coming days' dailies and queue every pending puzzle; the number queued.
 
-    A coming daily whose solving failed is queued again too (say after a release
-    fixed its solver): a day must not start without its optimum.
+    A coming daily whose solving failed is queued again too, on the retry queue
+    (say after a release fixed its solver): a day must not start without its
+    optimum, yet a solve that failed must not hold up the others.
     """
     config, store = worker_context()
     connection = get_current_job().connection
@@ -131,7 +182,8 @@ def plan_dailies() -> int:
         for puzzle in daily.ensure_dailies(store, config.daily_key, day)
         if puzzle.status == "failed"
     ]
-    return queue_solving(queue, config, failed) + sweep_pending(store, config, connection)
+    retried = queue_solving(connection, config, failed, Urgency.RETRY)
+    return retried + sweep_pending(store, config, connection)
 
 
 class SolveWorker(Worker):
@@ -186,7 +238,7 @@ def wait_for_redis(connection: redis.Redis) -> None:
 
 
 def run_worker(config: Config) -> None:
-    """Work the solve queue and run RQ's scheduler until stopped.
+    """Work the solve queues, most urgent first, and run RQ's scheduler until stopped.
 
     RQ's worker quits when Redis goes away in the middle of a job; here a new
     worker takes over as soon as Redis is back, so queued work resumes by itself.
@@ -195,7 +247,7 @@ def run_worker(config: Config) -> None:
     connection = redis.Redis.from_url(config.redis_url)
     while True:
         wait_for_redis(connection)
-        worker = SolveWorker([solve_queue(connection)], connection=connection,
+        worker = SolveWorker(solve_queues(connection), connection=connection,
                              heartbeat=config.heartbeat)
         try:
             start_planning(solve_queue(connection), config)

@@ -40,6 +40,7 @@ ERROR_DESCRIPTIONS = {
     413: "The request body is larger than the documented limit",
     422: "An illegal run: the answer names the action index and the rule broken",
     429: "Too many requests: wait the number of seconds in Retry-After",
+    503: "The solver's queue is full: wait the number of seconds in Retry-After",
 }
 
 ERROR_SCHEMA: Schema = {
@@ -50,7 +51,7 @@ ERROR_SCHEMA: Schema = {
         "status": {"type": "integer", "description": "The HTTP status code"},
         "index": {"type": "integer", "description": "422: the index of the illegal action"},
         "reason": {"type": "string", "description": "422: the rule the action broke"},
-        "retry_after": {"type": "integer", "description": "429: seconds to wait"},
+        "retry_after": {"type": "integer", "description": "429, 503: seconds to wait"},
     },
 }
 
@@ -193,7 +194,8 @@ def _error_responses(statuses: Iterable[int]) -> dict[int, Response]:
     error_ref = {"$ref": "#/components/schemas/Error"}
     responses = {}
     for status in statuses:
-        headers = {"Retry-After": "Seconds until a new request is allowed"} if status == 429 else {}
+        retry = status in (429, 503)
+        headers = {"Retry-After": "Seconds until a new request is allowed"} if retry else {}
         responses[status] = Response(ERROR_DESCRIPTIONS[status], error_ref, headers)
     return responses
 

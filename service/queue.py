@@ -1,4 +1,19 @@
-"""Putting work on the "solve" queue (RQ on Redis), safely from any process.
+"""Putting work on the solve queues (RQ on Redis), safely from any process.
+
+Solves wait in four queues, and every worker takes the next job from the first
+of them that has one:
+
+1. "solve": the planning runs and the coming dailies (today's and the next days');
+   the name is the single queue's of earlier releases, so jobs left there still run;
+2. "solve-practice": practice seeds that players are waiting on;
+3. "solve-archive": dailies of past days, recorded when the archive first shows them;
+4. "solve-retry": solves that failed (say over their time or memory bound),
+   tried again once nothing more urgent waits.
+
+The solves players cause (practice seeds and past dailies) are capped: while
+RALLY_MAX_PENDING_SOLVES of them wait, a new one is refused with a 503, and a
+client (an address, as the rate limits count it) with
+RALLY_MAX_PENDING_SOLVES_PER_CLIENT waiting gets a 429; both with Retry-After.
 
 Every job has a unique id, so asking twice for the same work queues it once.
 `request_solve` is what the web app calls: it never raises when Redis is down,
@@ -11,7 +26,8 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from enum import IntEnum
 
 import redis
 from redis.backoff import NoBackoff
@@ -21,12 +37,35 @@ from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
 from puzzles import GAMES
+from service import daily
 from service.config import Config
-from service.daily import commitment
+from service.openapi import ApiError
 
-QUEUE_NAME = "solve"
+
+class Urgency(IntEnum):
+    """Which queue a job waits in; workers take the lowest value first."""
+
+    DAILY = 0
+    PRACTICE = 1
+    ARCHIVE = 2
+    RETRY = 3
+
+
+QUEUE_NAMES = {
+    Urgency.DAILY: "solve",
+    Urgency.PRACTICE: "solve-practice",
+    Urgency.ARCHIVE: "solve-archive",
+    Urgency.RETRY: "solve-retry",
+}
+# The queues whose solves players cause, and so are capped.
+CAPPED = (Urgency.PRACTICE, Urgency.ARCHIVE)
+# Retry-After of a refused solve: a full queue drains in minutes, one client's few sooner.
+QUEUE_FULL_RETRY_AFTER = 60
+CLIENT_FULL_RETRY_AFTER = 30
 # Waits between attempts of a failed job, in multiples of RALLY_RETRY_DELAY.
 RETRY_BACKOFF = (1, 6, 30)
+# A job may run this much longer than its solve's own bound: the database writes around it.
+JOB_TIMEOUT_MARGIN = 60
 # A finished job's record is kept this long; its puzzle lives on in the database.
 RESULT_TTL = 3600
 FAILURE_TTL = 7 * 24 * 3600
@@ -38,10 +77,14 @@ log = logging.getLogger(__name__)
 _connections: dict[tuple[int, str], redis.Redis] = {}
 
 
-def solve_job_id(game: str, seed: str, rules_version: str) -> str:
-    """The job's id names the puzzle by its commitment: workers log job ids, and the seed of
-    a coming daily must not reach any log."""
-    return f"solve-{game}-{rules_version}-{commitment(game, rules_version, seed)[:32]}"
+def solve_job_id(game: str, seed: str, rules_version: str, attempt: int = 0) -> str:
+    """The first attempt's id, shared by every request of the puzzle; each retry has its own.
+
+    It names the puzzle by its commitment, not its seed: workers log job ids, and
+    the seed of a coming daily must not reach any log.
+    """
+    first = f"solve-{game}-{rules_version}-{daily.commitment(game, rules_version, seed)[:32]}"
+    return f"{first}-retry{attempt}" if attempt else first
 
 
 def plan_job_id(slot_start: datetime) -> str:
@@ -54,8 +97,20 @@ def plan_slot(moment: datetime, interval: int) -> datetime:
     return datetime.fromtimestamp(epoch - epoch % interval, UTC)
 
 
-def solve_queue(connection: redis.Redis) -> Queue:
-    return Queue(QUEUE_NAME, connection=connection)
+def urgency_of(daily_date: date | None) -> Urgency:
+    """A puzzle's queue: a coming daily's, a practice seed's, or a past daily's."""
+    if daily_date is None:
+        return Urgency.PRACTICE
+    return Urgency.DAILY if daily_date >= daily.today() else Urgency.ARCHIVE
+
+
+def solve_queue(connection: redis.Redis, urgency: Urgency = Urgency.DAILY) -> Queue:
+    return Queue(QUEUE_NAMES[urgency], connection=connection)
+
+
+def solve_queues(connection: redis.Redis) -> list[Queue]:
+    """Every solve queue, most urgent first: the order in which workers take jobs."""
+    return [solve_queue(connection, urgency) for urgency in Urgency]
 
 
 def _retry(config: Config) -> Retry:
@@ -93,27 +148,41 @@ def _enqueue_unique(queue: Queue, job_id: str, enqueue: Callable[[], Job]) -> bo
     return True
 
 
+def _solve_job(queue: Queue, config: Config, puzzle: tuple[str, str, str], attempt: int) -> Job:
+    """The job solving puzzle (game, seed, rules version), bounded by RALLY_SOLVE_TIMEOUT."""
+    job_id = solve_job_id(*puzzle, attempt)
+    return queue.create_job(
+        "service.jobs.solve_puzzle",
+        args=puzzle,
+        kwargs={"attempt": attempt},
+        job_id=job_id,
+        description=job_id,  # by default the call with its arguments, the seed among them
+        timeout=config.solve_timeout + JOB_TIMEOUT_MARGIN,
+        retry=_retry(config),
+        on_failure=Callback("service.jobs.record_solve_failure"),
+        result_ttl=RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+    )
+
+
 def enqueue_solve(queue: Queue, config: Config, game: str, seed: str, rules_version: str) -> bool:
     """Queue the solving of a recorded puzzle; False if that job is already waiting or running."""
-    job_id = solve_job_id(game, seed, rules_version)
-    return _enqueue_unique(
-        queue,
-        job_id,
-        lambda: queue.enqueue(
-            "service.jobs.solve_puzzle",
-            game,
-            seed,
-            rules_version,
-            job_id=job_id,
-            description=job_id,  # by default the call with its arguments, the seed among them
-            unique=True,
-            job_timeout=config.solve_timeout,
-            retry=_retry(config),
-            on_failure=Callback("service.jobs.record_solve_failure"),
-            result_ttl=RESULT_TTL,
-            failure_ttl=FAILURE_TTL,
-        ),
-    )
+    job = _solve_job(queue, config, (game, seed, rules_version), attempt=0)
+    return _enqueue_unique(queue, job.id, lambda: queue.enqueue_job(job, unique=True))
+
+
+def schedule_retry(
+    connection: redis.Redis, config: Config, puzzle: tuple[str, str, str], attempt: int
+) -> bool:
+    """Try solving puzzle again (its attempt-th retry) on the retry queue after a backoff
+    delay; False once RALLY_SOLVE_RETRIES retries were made, or if that retry already waits."""
+    if attempt > config.solve_retries:
+        return False
+    queue = solve_queue(connection, Urgency.RETRY)
+    job = _solve_job(queue, config, puzzle, attempt)
+    step = RETRY_BACKOFF[min(attempt, len(RETRY_BACKOFF)) - 1]
+    due = datetime.now(UTC) + timedelta(seconds=config.retry_delay * step)
+    return _enqueue_unique(queue, job.id, lambda: queue.schedule_job(job, due, unique=True))
 
 
 def schedule_plan(queue: Queue, config: Config, slot_start: datetime) -> bool:
@@ -169,12 +238,102 @@ def _current_config() -> Config:
     return Config.from_env()
 
 
-def request_solve(game: str, seed: str, config: Config | None = None) -> bool:
-    """Queue the solving of a pending puzzle; False (never an error) when Redis is unreachable."""
+# The caps on what players cause
+
+
+def _client_solves_key(client: str) -> str:
+    return f"rally:pending-solves:{client}"
+
+
+def _client_waiting(connection: redis.Redis, client: str) -> int:
+    """How many solves the client caused still wait or run (forgetting those that ended)."""
+    key = _client_solves_key(client)
+    job_ids = [job_id.decode() for job_id in connection.smembers(key)]
+    if not job_ids:
+        return 0
+    jobs = Job.fetch_many(job_ids, connection=connection)
+    ended = [
+        job_id
+        for job_id, job in zip(job_ids, jobs, strict=True)
+        if job is None or job.get_status(refresh=False) in TERMINAL_STATUSES
+    ]
+    if ended:
+        connection.srem(key, *ended)
+    return len(job_ids) - len(ended)
+
+
+def _track(connection: redis.Redis, client: str, job_id: str) -> None:
+    """Count job_id among the client's waiting solves (the record outlives any solve)."""
+    key = _client_solves_key(client)
+    with connection.pipeline(transaction=False) as pipeline:
+        pipeline.sadd(key, job_id)
+        pipeline.expire(key, FAILURE_TTL)
+        pipeline.execute()
+
+
+def _refusal(connection: redis.Redis, config: Config, client: str) -> ApiError | None:
+    """Why one more solve of the client may not be queued now, or None if it may."""
+    waiting = sum(solve_queue(connection, urgency).count for urgency in CAPPED)
+    if waiting >= config.max_pending_solves:
+        return ApiError(
+            503,
+            f"the solver is busy: {waiting} practice and archive puzzles wait; "
+            "ask for a new one later",
+            headers={"Retry-After": str(QUEUE_FULL_RETRY_AFTER)},
+            retry_after=QUEUE_FULL_RETRY_AFTER,
+        )
+    if _client_waiting(connection, client) >= config.max_pending_solves_per_client:
+        limit = config.max_pending_solves_per_client
+        return ApiError(
+            429,
+            f"too many puzzles waiting for the solver: at most {limit} per client; "
+            "ask for a new one when one of yours is solved",
+            headers={"Retry-After": str(CLIENT_FULL_RETRY_AFTER)},
+            retry_after=CLIENT_FULL_RETRY_AFTER,
+        )
+    return None
+
+
+def admit_solve(daily_date: date | None, client: str, config: Config | None = None) -> None:
+    """Before a player's request records a new puzzle: refuse it (ApiError 503 or 429 with
+    Retry-After) while its solve would pass a cap. Allowed when Redis is unreachable: the
+    puzzle then waits for the sweep, and the rate limits still hold."""
+    if urgency_of(daily_date) not in CAPPED:
+        return
     config = config or _current_config()
-    queue = solve_queue(web_connection(config.redis_url))
     try:
-        return enqueue_solve(queue, config, game, seed, GAMES[game].rules_version)
+        refusal = _refusal(web_connection(config.redis_url), config, client)
+    except redis.RedisError as error:
+        log.warning("Redis unreachable, solve caps not checked: %s", error)
+        return
+    if refusal is not None:
+        raise refusal
+
+
+def request_solve(
+    game: str,
+    seed: str,
+    config: Config | None = None,
+    *,
+    daily_date: date | None,
+    client: str | None = None,
+) -> bool:
+    """Queue the solving of a pending puzzle in the queue of its urgency (daily_date is the
+    puzzle's: None for practice); False (never an error) when Redis is unreachable, or when
+    the solve of client's request would pass a cap: the puzzle then stays pending for the
+    planning sweep."""
+    config = config or _current_config()
+    urgency = urgency_of(daily_date)
+    connection = web_connection(config.redis_url)
+    capped = client is not None and urgency in CAPPED
+    try:
+        if capped and _refusal(connection, config, client) is not None:
+            return False
+        rules_version = GAMES[game].rules_version
+        queued = enqueue_solve(solve_queue(connection, urgency), config, game, seed, rules_version)
+        if queued and capped:
+            _track(connection, client, solve_job_id(game, seed, rules_version))
+        return queued
     except redis.RedisError as error:
         job_id = solve_job_id(game, seed, GAMES[game].rules_version)
         log.warning("Redis unreachable, %s stays pending for the sweep: %s", job_id, error)

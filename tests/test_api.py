@@ -13,14 +13,11 @@ from flask.testing import FlaskClient
 from rq.job import Job
 
 from puzzles import GAMES, get_game
-from service import daily, ratelimit
+from service import daily
 from service.api import dailies
 from service.jobs import store_solution
-from service.openapi import ApiError
 from service.players import COOKIE_NAME
-from service.queue import solve_job_id, web_connection
-from service.ratelimit import RateLimiter
-from service.redis_server import EmbeddedRedis
+from service.queue import solve_job_id
 from service.store import PuzzleRecord, Store
 from solver import SolveResult, solve
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
@@ -527,32 +524,3 @@ def test_runs_and_attempts_are_accepted_while_redis_is_down(make_app):
     today = todays_daily(store, FINISHING_GAME)
     play_attempt(client, today, finished_run(get_game(today.game), today.seed))
     assert len(store.leaderboard(today.id)) == 1
-
-
-def test_rate_limits_fail_open_while_redis_is_down_and_return_with_it(
-    tmp_path, caplog, monkeypatch
-):
-    monkeypatch.setattr(ratelimit, "RETRY_REDIS_AFTER_SECONDS", 0.0)
-    server = EmbeddedRedis(tmp_path / "r.sock", tmp_path)
-    server.start()
-    try:
-        limiter = RateLimiter(
-            web_connection(server.url),
-            writes_per_minute=1,
-            new_seeds_per_hour=1,
-            attempts_per_address=1,
-            new_players_per_hour=1,
-        )
-        with Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": "10.255.0.1"}):
-            limiter.check(limiter.writes)
-            with pytest.raises(ApiError):
-                limiter.check(limiter.writes)
-            server.stop()
-            limiter.check(limiter.writes)
-            assert "rate limits off while Redis is unavailable" in caplog.text
-            server.start()
-            with pytest.raises(ApiError):
-                limiter.check(limiter.writes)
-            assert "Redis is back" in caplog.text
-    finally:
-        server.stop()

@@ -9,12 +9,17 @@ import redis
 from conftest import free_port
 from rq import Queue
 
+from service.queue import QUEUE_NAMES, Urgency, solve_queue
 from tests.api_fixtures import *  # noqa: F403
 from tests.api_fixtures import client_of
 
 
-def test_a_healthy_service_answers_200_with_every_part(make_app, redis_url: str):
-    Queue("health-test", connection=redis.Redis.from_url(redis_url)).enqueue(print, "queued")
+def practice_queue(redis_url: str) -> Queue:
+    return solve_queue(redis.Redis.from_url(redis_url), Urgency.PRACTICE)
+
+
+def test_a_healthy_service_answers_200_with_every_solve_queue(make_app, redis_url: str):
+    practice_queue(redis_url).enqueue(print, "queued")
     answer = client_of(make_app()).get("/healthz")
     assert answer.status_code == 200
     assert answer.headers["Cache-Control"] == "no-store"
@@ -26,7 +31,7 @@ def test_a_healthy_service_answers_200_with_every_part(make_app, redis_url: str)
     }  # fmt: skip
     queue = body["checks"]["queue"]
     assert queue["depth"] == 1
-    assert queue["queues"] == {"health-test": 1}
+    assert queue["queues"] == {name: 0 for name in QUEUE_NAMES.values()} | {"solve-practice": 1}
     assert 0 <= queue["oldest_job_age_seconds"] < 60
 
 
@@ -54,8 +59,7 @@ def test_an_unreachable_database_is_503_naming_the_database(make_app, tmp_path: 
 
 
 def test_a_job_waiting_longer_than_the_limit_fails_the_queue(make_app, redis_url: str):
-    queue = Queue("health-test", connection=redis.Redis.from_url(redis_url))
-    job = queue.enqueue(print, "stuck")
+    job = practice_queue(redis_url).enqueue(print, "stuck")
     job.enqueued_at = datetime.now(UTC) - timedelta(seconds=300)
     job.save()
     answer = client_of(make_app(RALLY_HEALTH_MAX_JOB_AGE="120")).get("/healthz")

@@ -15,6 +15,8 @@ from puzzles import GAMES
 from service import daily, jobs
 from service.config import Config
 from service.queue import (
+    JOB_TIMEOUT_MARGIN,
+    Urgency,
     enqueue_solve,
     plan_job_id,
     plan_slot,
@@ -22,6 +24,7 @@ from service.queue import (
     schedule_next_plan,
     solve_job_id,
     solve_queue,
+    solve_queues,
     start_planning,
 )
 from service.store import Store
@@ -46,8 +49,8 @@ def job_store(service_env: Config):
 
 
 def work_until_empty(connection: redis.Redis, max_jobs: int | None = None) -> None:
-    """A real worker on the solve queue, in burst mode (and without the solver preload)."""
-    worker = jobs.SolveWorker([solve_queue(connection)], connection=connection, heartbeat=1)
+    """A real worker on the solve queues, in burst mode (and without the solver preload)."""
+    worker = jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=1)
     worker.work(burst=True, with_scheduler=True, max_jobs=max_jobs)
 
 
@@ -56,7 +59,8 @@ def test_the_same_solve_is_queued_once(queue: Queue, service_env: Config):
     assert not enqueue_solve(queue, service_env, "crazy-rally", "s1", "v1")
     assert queue.job_ids == [solve_job_id("crazy-rally", "s1", "v1")]
     job = queue.fetch_job(queue.job_ids[0])
-    assert (job.timeout, job.retries_left) == (service_env.solve_timeout, 1)
+    assert job.timeout == service_env.solve_timeout + JOB_TIMEOUT_MARGIN
+    assert job.retries_left == 1
 
 
 def test_a_solve_request_without_redis_returns_false_at_once(instance_path):
@@ -64,7 +68,7 @@ def test_a_solve_request_without_redis_returns_false_at_once(instance_path):
         {"RALLY_INSTANCE_PATH": str(instance_path), "REDIS_URL": "redis://127.0.0.1:1/0"}
     )
     started = datetime.now(UTC)
-    assert request_solve(sorted(GAMES)[0], "s1", config) is False
+    assert request_solve(sorted(GAMES)[0], "s1", config, daily_date=None) is False
     assert datetime.now(UTC) - started < timedelta(seconds=5)
 
 
@@ -92,9 +96,11 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     days = daily.upcoming_days(daily.today())
     recorded = [puzzle for day in days for puzzle in job_store.daily_puzzles(day)]
     assert len(recorded) == len(days) * len(GAMES)
-    assert set(queue.job_ids) == {
-        solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version) for puzzle in recorded
-    }
+    job_ids = {puzzle.id: solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version)
+               for puzzle in recorded}
+    # The failed one is tried again behind everything else; the others come first.
+    assert solve_queue(connection, Urgency.RETRY).job_ids == [job_ids.pop(failed_today.id)]
+    assert set(queue.job_ids) == set(job_ids.values())
 
 
 def test_the_sweep_queues_puzzles_left_pending(queue, connection, service_env, job_store):
@@ -102,7 +108,8 @@ def test_the_sweep_queues_puzzles_left_pending(queue, connection, service_env, j
     puzzle = job_store.ensure_puzzle(game, "asked-while-redis-was-down", GAMES[game].rules_version)
     assert jobs.sweep_pending(job_store, service_env, connection) == 1
     assert jobs.sweep_pending(job_store, service_env, connection) == 0
-    assert queue.job_ids == [solve_job_id(game, puzzle.seed, puzzle.rules_version)]
+    practice = solve_queue(connection, Urgency.PRACTICE)
+    assert practice.job_ids == [solve_job_id(game, puzzle.seed, puzzle.rules_version)]
 
 
 def test_a_failing_solve_is_retried_then_marked_failed(queue, connection, service_env, job_store):

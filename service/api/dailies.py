@@ -41,6 +41,7 @@ from service.clock import CLOCK
 from service.openapi import ApiError
 from service.openapi import Response as Answer
 from service.queue import request_solve
+from service.ratelimit import client_key
 from service.store import PuzzleRecord
 
 # Cache lifetimes of daily GETs: short while a puzzle may still change (pending).
@@ -125,7 +126,8 @@ def current_dailies(day: date) -> list[PuzzleRecord]:
             picked[name] = daily.ensure_daily(
                 services().store, services().config.daily_key, name, day
             )
-            request_solve(name, picked[name].seed, services().config)
+            request_solve(name, picked[name].seed, services().config, daily_date=day,
+                          client=client_key())
     return [picked[name] for name in sorted(picked)]
 
 

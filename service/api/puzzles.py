@@ -27,7 +27,8 @@ from service.api.common import (
 )
 from service.openapi import ApiError
 from service.openapi import Response as Answer
-from service.queue import request_solve
+from service.queue import admit_solve, request_solve
+from service.ratelimit import client_key
 from service.store import PuzzleRecord, RunRecord
 
 LEADERBOARD = api.schema(
@@ -141,7 +142,8 @@ def practice_puzzle(game: str, seed: str) -> PuzzleRecord:
 
 
 def practice_puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
-    """The stored practice puzzle, else a new one queued for solving (rate limited).
+    """The stored practice puzzle, else a new one queued for solving (rate limited, and
+    refused while the solver's queues are full).
 
     The seed of a past daily is recorded as that daily, unless the daily of that
     date is stored already under other rules: then the seed is a practice
@@ -149,17 +151,18 @@ def practice_puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
     """
     puzzle = practice_puzzle_allowed(game, seed)
     if puzzle is None:
-        limiter = services().limiter
-        limiter.check(limiter.new_seeds)
-        store = services().store
-        day = daily.daily_date_of(services().config.daily_key, game, seed)
+        store, config = services().store, services().config
+        day = daily.daily_date_of(config.daily_key, game, seed)
         if day is not None and any(p.game == game for p in store.daily_puzzles(day)):
             day = None
+        admit_solve(day, client_key(), config)  # refused first: it counts nothing
+        limiter = services().limiter
+        limiter.check(limiter.new_seeds)
         number = None if day is None else daily.puzzle_number(day)
         puzzle = store.ensure_puzzle(
             game, seed, GAMES[game].rules_version, daily_date=day, number=number
         )
-        request_solve(game, seed, services().config)
+        request_solve(game, seed, config, daily_date=day, client=client_key())
     return puzzle
 
 
@@ -222,7 +225,7 @@ def solution_answer(puzzle: PuzzleRecord) -> tuple[Response, int]:
     "GET",
     summary="One practice puzzle",
     responses={200: Answer("The puzzle, solved or pending", PUZZLE)},
-    errors=[404, 429],
+    errors=[404, 429, 503],
 )
 def get_puzzle(game: str, seed: str) -> Response:
     """A practice puzzle or a revealed past daily with its optimum or pending status. A seed

@@ -147,7 +147,7 @@ def run_json(run: RunRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
     summary="Submit a practice run",
     body=RUN_BODY,
     responses={201: Answer("The stored run, scored by the server", RUN)},
-    errors=[404, 422, 429],
+    errors=[404, 422, 429, 503],
 )
 def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, int]:
     """Replay, score and store a finished game of a practice puzzle or a revealed past

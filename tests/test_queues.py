@@ -1,0 +1,260 @@
+"""The solve queues: the order of urgency, the caps on the solves players cause, and solves
+bounded in time and memory that fail cleanly and are retried later at low priority."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from puzzles import GAMES
+from service import daily, jobs
+from service.bounded import BoundedCallError
+from service.config import Config
+from service.queue import (
+    Urgency,
+    enqueue_solve,
+    request_solve,
+    solve_job_id,
+    solve_queue,
+)
+from service.store import Store
+from tests.api_fixtures import *  # noqa: F403 - the fixtures
+from tests.api_fixtures import client_of
+from tests.test_jobs import work_until_empty
+
+GAME = "crazy-rally"
+RULES = GAMES[GAME].rules_version
+# Seeds whose proofs take a few seconds (Crazy Rally) and about 20 s with 680 MB (Rallye
+# Raser): well over a bound of 1 s or of 1 MiB.
+SLOW_SEEDS = {"crazy-rally": "s1", "rallye-raser": "ONY8Ge"}
+
+
+@pytest.fixture
+def connection(service_env: Config):
+    client = redis.Redis.from_url(service_env.redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def job_store(service_env: Config):
+    with Store(service_env.database_url) as store:
+        yield store
+
+
+def queued(connection: redis.Redis, urgency: Urgency) -> list[str]:
+    return solve_queue(connection, urgency).job_ids
+
+
+def ask_for(client: FlaskClient, seed: str):
+    return client.get(f"/api/v1/puzzles/{GAME}/{seed}")
+
+
+def assert_retry_after(answer, status: int) -> None:
+    assert answer.status_code == status
+    assert answer.is_json
+    assert answer.get_json()["retry_after"] == int(answer.headers["Retry-After"]) > 0
+
+
+# Urgency
+
+
+def test_each_puzzle_is_queued_by_its_urgency(connection, service_env, job_store):
+    today = daily.today()
+    days = {
+        "today": today,
+        "tomorrow": today + timedelta(days=1),
+        "practice": None,
+        "yesterday": today - timedelta(days=1),
+    }
+    for seed, day in days.items():
+        job_store.ensure_puzzle(GAME, seed, RULES, daily_date=day)
+        assert request_solve(GAME, seed, service_env, daily_date=day)
+    assert queued(connection, Urgency.DAILY) == [
+        solve_job_id(GAME, "today", RULES), solve_job_id(GAME, "tomorrow", RULES)
+    ]
+    assert queued(connection, Urgency.PRACTICE) == [solve_job_id(GAME, "practice", RULES)]
+    assert queued(connection, Urgency.ARCHIVE) == [solve_job_id(GAME, "yesterday", RULES)]
+
+
+def test_workers_take_the_most_urgent_job_first(connection, service_env, job_store):
+    """Queued least urgent first, run most urgent first. (Puzzles of older rules: each job
+    ends at once, marking its puzzle failed, so only the order is measured.)"""
+    old_rules = "older-rules"
+    job_ids = {}
+    for urgency in reversed(Urgency):
+        seed = f"order-{urgency.name.lower()}"
+        job_store.ensure_puzzle(GAME, seed, old_rules)
+        enqueue_solve(solve_queue(connection, urgency), service_env, GAME, seed, old_rules)
+        job_ids[urgency] = solve_job_id(GAME, seed, old_rules)
+    work_until_empty(connection)
+    ended = {
+        urgency: Job.fetch(job_id, connection=connection).ended_at
+        for urgency, job_id in job_ids.items()
+    }
+    assert sorted(Urgency, key=ended.__getitem__) == [
+        Urgency.DAILY, Urgency.PRACTICE, Urgency.ARCHIVE, Urgency.RETRY
+    ]
+
+
+# Caps on the solves players cause
+
+
+def test_a_new_seed_over_the_total_cap_gets_503_and_records_nothing(make_app):
+    app = make_app(RALLY_MAX_PENDING_SOLVES="2")
+    store = app.extensions["rally"].store
+    assert [ask_for(client_of(app), f"total-{n}").status_code for n in range(2)] == [200, 200]
+    refused = ask_for(client_of(app), "total-2")
+    assert_retry_after(refused, 503)
+    assert "busy" in refused.get_json()["error"]
+    assert store.get_puzzle(GAME, "total-2", RULES) is None
+    assert ask_for(client_of(app), "total-0").status_code == 200  # a known seed is served
+
+
+def test_a_seed_refused_for_a_full_queue_spends_none_of_the_clients_budget(make_app, connection):
+    app = make_app(RALLY_MAX_PENDING_SOLVES="1", RALLY_NEW_SEEDS_PER_HOUR="1")
+    assert ask_for(client_of(app), "fills-it").status_code == 200
+    client = client_of(app)
+    assert ask_for(client, "refused-first").status_code == 503
+    solve_queue(connection, Urgency.PRACTICE).empty()  # as a worker taking the waiting solve
+    assert ask_for(client, "refused-first").status_code == 200
+
+
+def test_one_client_may_have_only_so_many_solves_waiting(make_app, connection):
+    app = make_app(RALLY_MAX_PENDING_SOLVES_PER_CLIENT="2")
+    client = client_of(app)
+    assert [ask_for(client, f"mine-{n}").status_code for n in range(2)] == [200, 200]
+    assert_retry_after(ask_for(client, "mine-2"), 429)
+    assert app.extensions["rally"].store.get_puzzle(GAME, "mine-2", RULES) is None
+    assert ask_for(client_of(app), "theirs").status_code == 200
+    assert len(queued(connection, Urgency.PRACTICE)) == 3
+
+
+def test_a_client_may_ask_again_once_a_solve_of_theirs_ended(make_app, service_env, connection):
+    app = make_app(database=service_env.database_url, RALLY_MAX_PENDING_SOLVES_PER_CLIENT="1")
+    client = client_of(app)
+    assert ask_for(client, "cap-b").status_code == 200
+    assert ask_for(client, "cap-a").status_code == 429
+    work_until_empty(connection)
+    assert ask_for(client, "cap-b").get_json()["status"] == "solved"
+    assert ask_for(client, "cap-a").status_code == 200
+
+
+def test_past_dailies_count_against_the_caps_and_wait_pending_beyond_them(make_app, connection):
+    app = make_app(RALLY_MAX_PENDING_SOLVES=str(len(GAMES)))
+    today = daily.today()
+    archive_reader = client_of(app)
+    first = archive_reader.get(f"/api/v1/daily/{today - timedelta(days=2)}")
+    assert first.status_code == 200
+    assert len(queued(connection, Urgency.ARCHIVE)) == len(GAMES)
+    assert_retry_after(ask_for(client_of(app), "behind-the-archive"), 503)
+    # The archive still shows a day once the queue is full; its solves wait for the sweep.
+    second = client_of(app).get(f"/api/v1/daily/{today - timedelta(days=3)}")
+    assert second.status_code == 200
+    assert {puzzle["status"] for puzzle in second.get_json()["puzzles"]} == {"pending"}
+    assert len(queued(connection, Urgency.ARCHIVE)) == len(GAMES)
+    assert queued(connection, Urgency.PRACTICE) == []
+
+
+def test_todays_dailies_are_never_capped(make_app, connection):
+    app = make_app(RALLY_MAX_PENDING_SOLVES="1", RALLY_MAX_PENDING_SOLVES_PER_CLIENT="1")
+    client = client_of(app)
+    assert ask_for(client, "fills-the-queue").status_code == 200
+    assert client.get("/api/v1/daily").status_code == 200
+    assert len(queued(connection, Urgency.DAILY)) == len(GAMES)
+
+
+# Bounded solves
+
+
+def assert_retry_scheduled(connection, game: str, seed: str, within: timedelta) -> None:
+    """The first retry of the puzzle waits on the retry queue, due within the given time."""
+    retry_id = solve_job_id(game, seed, GAMES[game].rules_version, attempt=1)
+    scheduled = ScheduledJobRegistry(queue=solve_queue(connection, Urgency.RETRY))
+    assert scheduled.get_job_ids() == [retry_id]
+    wait = scheduled.get_scheduled_time(retry_id) - datetime.now(UTC)
+    assert within - timedelta(seconds=10) < wait <= within
+    assert Job.fetch(retry_id, connection=connection).kwargs == {"attempt": 1}
+
+
+def test_a_solve_over_its_time_bound_fails_and_is_retried_later_at_low_priority(
+    connection, job_store, monkeypatch
+):
+    monkeypatch.setenv("RALLY_SOLVE_TIMEOUT", "1")
+    monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
+    puzzle = job_store.ensure_puzzle(GAME, SLOW_SEEDS[GAME], RULES)
+    enqueue_solve(solve_queue(connection, Urgency.PRACTICE), Config.from_env(), GAME,
+                  puzzle.seed, RULES)
+    work_until_empty(connection)
+    job = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES), connection=connection)
+    assert job.ended_at - job.started_at < timedelta(seconds=2.5)  # unbounded: about 4 s
+    failed = job_store.get_puzzle_by_id(puzzle.id)
+    assert failed.status == "failed"
+    assert "time bound of 1 s" in failed.error
+    assert_retry_scheduled(connection, GAME, puzzle.seed, timedelta(seconds=60))
+
+
+@pytest.mark.slow
+def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priority(
+    connection, job_store, monkeypatch
+):
+    jobs.preload_solvers()  # as a worker does, so the solve's own memory meets the bound
+    monkeypatch.setenv("RALLY_SOLVE_MEMORY_MB", "1")
+    monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
+    game, rules = "rallye-raser", GAMES["rallye-raser"].rules_version
+    puzzle = job_store.ensure_puzzle(game, SLOW_SEEDS[game], rules)
+    enqueue_solve(solve_queue(connection, Urgency.DAILY), Config.from_env(), game,
+                  puzzle.seed, rules)
+    work_until_empty(connection)
+    failed = job_store.get_puzzle_by_id(puzzle.id)
+    assert failed.status == "failed"
+    assert "memory bound" in failed.error
+    assert_retry_scheduled(connection, game, puzzle.seed, timedelta(seconds=60))
+
+
+def test_a_failed_solve_is_solved_by_its_retry_after_the_more_urgent_work(
+    connection, service_env, job_store, monkeypatch
+):
+    monkeypatch.setenv("RALLY_SOLVE_TIMEOUT", "1")
+    puzzle = job_store.ensure_puzzle(GAME, SLOW_SEEDS[GAME], RULES)
+    enqueue_solve(solve_queue(connection, Urgency.PRACTICE), service_env, GAME, puzzle.seed,
+                  RULES)
+    work_until_empty(connection, max_jobs=1)
+    assert job_store.get_puzzle_by_id(puzzle.id).status == "failed"
+
+    monkeypatch.delenv("RALLY_SOLVE_TIMEOUT")
+    other = job_store.ensure_puzzle(GAME, "cap-b", RULES)
+    enqueue_solve(solve_queue(connection, Urgency.ARCHIVE), service_env, GAME, other.seed, RULES)
+    work_until_empty(connection)  # RQ's scheduler queues the due retry; the archive goes first
+    solved = job_store.get_puzzle_by_id(puzzle.id)
+    assert (solved.status, solved.error) == ("solved", None)
+    retry = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES, attempt=1), connection=connection)
+    archive = Job.fetch(solve_job_id(GAME, other.seed, RULES), connection=connection)
+    assert retry.origin == "solve-retry"
+    assert archive.ended_at <= retry.started_at
+
+
+def test_no_job_id_description_or_log_line_names_a_coming_dailys_seed(
+    connection, service_env, job_store, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    tomorrow = daily.today() + timedelta(days=1)
+    puzzle = daily.ensure_daily(job_store, service_env.daily_key, GAME, tomorrow)
+    assert request_solve(GAME, puzzle.seed, service_env, daily_date=tomorrow)
+    jobs.fail_and_retry_later(
+        job_store, service_env, puzzle, 0, BoundedCallError("no answer within the time bound")
+    )
+    retries = ScheduledJobRegistry(queue=solve_queue(connection, Urgency.RETRY)).get_job_ids()
+    job_ids = [*queued(connection, Urgency.DAILY), *retries]
+    assert job_ids == [solve_job_id(GAME, puzzle.seed, RULES, attempt) for attempt in (0, 1)]
+    assert "to be retried later" in caplog.text
+    descriptions = [Job.fetch(job_id, connection=connection).description for job_id in job_ids]
+    for text in [caplog.text, *job_ids, *descriptions]:
+        assert puzzle.seed not in text
+        assert puzzle.seed.split("-")[1] not in text

@@ -1,0 +1,166 @@
+"""Rate limits: a moving window in Redis, IPv6 clients per /64, an in-memory fallback while
+Redis is down, and the client's address taken from trusted proxies only."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from flask import Flask
+
+from service import ratelimit
+from service.config import Config
+from service.openapi import ApiError
+from service.queue import web_connection
+from service.ratelimit import Limit, RateLimiter, client_address
+from service.redis_server import EmbeddedRedis
+from tests.api_fixtures import *  # noqa: F403 - the fixtures
+from tests.api_fixtures import FINISHING_GAME, client_of
+
+# Three requests in any two seconds.
+BURST = Limit("burst-test", 3, 2, "test requests")
+
+
+def limiter_on(redis_url: str) -> RateLimiter:
+    return RateLimiter(web_connection(redis_url), writes_per_minute=1, new_seeds_per_hour=1,
+                       attempts_per_address=1, new_players_per_hour=1)
+
+
+def allowed(limiter: RateLimiter, limit: Limit, address: str, scope: str = "") -> bool:
+    """Whether one more request from address passes the limit."""
+    with Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": address}):
+        try:
+            limiter.check(limit, scope)
+        except ApiError as error:
+            assert error.code == 429
+            assert int(error.extra_headers["Retry-After"]) == error.fields["retry_after"] >= 1
+            return False
+    return True
+
+
+def sleep_until_just_before_a_window_edge(window: int, margin: float = 0.3) -> None:
+    """Sleep until margin seconds before the next whole multiple of window (where a fixed
+    window would start afresh)."""
+    left = window - time.time() % window
+    if left < margin + 0.05:
+        left += window
+    time.sleep(left - margin)
+
+
+def test_no_double_burst_where_fixed_windows_would_meet(redis_url: str):
+    limiter = limiter_on(redis_url)
+    sleep_until_just_before_a_window_edge(BURST.window_seconds)
+    before = [allowed(limiter, BURST, "10.1.0.1") for _ in range(3)]
+    time.sleep(0.5)  # now past the edge
+    after = [allowed(limiter, BURST, "10.1.0.1") for _ in range(3)]
+    assert (before, after) == ([True] * 3, [False] * 3)
+    time.sleep(BURST.window_seconds)
+    assert allowed(limiter, BURST, "10.1.0.1")  # the window moved past the first three
+
+
+def test_retry_after_says_when_the_oldest_request_leaves_the_window(redis_url: str):
+    limiter = limiter_on(redis_url)
+    hour = Limit("hour-test", 1, 3600, "test requests")
+    assert allowed(limiter, hour, "10.1.0.2")
+    context = Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": "10.1.0.2"})
+    with context, pytest.raises(ApiError) as refused:
+        limiter.check(hour)
+    assert 3590 <= refused.value.fields["retry_after"] <= 3600
+
+
+def test_a_scope_counts_apart_from_the_others(redis_url: str):
+    limiter = limiter_on(redis_url)
+    once = Limit("scope-test", 1, 60, "test requests")
+    assert allowed(limiter, once, "10.1.0.3", scope="one daily")
+    assert not allowed(limiter, once, "10.1.0.3", scope="one daily")
+    assert allowed(limiter, once, "10.1.0.3", scope="another daily")
+
+
+@pytest.mark.parametrize(
+    ("address", "counted_as"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("::ffff:203.0.113.7", "203.0.113.7"),
+        ("not an address", "not an address"),
+        (None, "unknown"),
+    ],
+)
+def test_clients_are_counted_by_address_and_ipv6_by_its_64(address, counted_as):
+    assert client_address(address) == counted_as
+
+
+def test_every_address_of_one_ipv6_64_shares_its_budget(make_app):
+    app = make_app(RALLY_NEW_SEEDS_PER_HOUR="1")
+
+    def new_seed(address: str, seed: str) -> int:
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = address
+        return client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").status_code
+
+    assert new_seed("2001:db8:7:1::a", "v6-first") == 200
+    assert new_seed("2001:db8:7:1:ffff::b", "v6-second") == 429
+    assert new_seed("2001:db8:7:2::a", "v6-third") == 200  # the next /64
+
+
+def test_limits_hold_in_memory_while_redis_is_down_and_redis_counts_again_after(
+    tmp_path, caplog, monkeypatch
+):
+    monkeypatch.setattr(ratelimit, "RETRY_REDIS_AFTER_SECONDS", 0.0)
+    once = Limit("fallback-test", 1, 60, "test requests")
+    server = EmbeddedRedis(tmp_path / "r.sock", tmp_path)
+    server.start()
+    try:
+        limiter = limiter_on(server.url)
+        assert allowed(limiter, once, "10.2.0.1")
+        server.stop()
+        assert allowed(limiter, once, "10.2.0.2")
+        assert not allowed(limiter, once, "10.2.0.2")  # counted in memory
+        assert "rate limits kept in memory while Redis is unavailable" in caplog.text
+        server.start()
+        assert not allowed(limiter, once, "10.2.0.1")  # Redis kept its count
+        assert "Redis is back" in caplog.text
+    finally:
+        server.stop()
+
+
+def test_new_seeds_over_the_limit_are_refused_while_redis_is_down(make_app):
+    app = make_app(redis="redis://127.0.0.1:1/0", RALLY_NEW_SEEDS_PER_HOUR="2")
+    client = client_of(app)
+    statuses = [client.get(f"/api/v1/puzzles/{FINISHING_GAME}/down-{n}").status_code
+                for n in range(3)]
+    assert statuses == [200, 200, 429]
+
+
+# The client's address behind proxies
+
+
+def ask_through_proxy(app: Flask, forwarded_for: str, seed: str) -> int:
+    """A new seed asked for by a client whose proxy (10.3.0.1) says it is forwarded_for."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = "10.3.0.1"
+    answer = client.get(
+        f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", headers={"X-Forwarded-For": forwarded_for}
+    )
+    return answer.status_code
+
+
+def test_behind_one_proxy_each_client_has_its_own_budget(make_app):
+    app = make_app(RALLY_NEW_SEEDS_PER_HOUR="1", RALLY_TRUSTED_PROXIES="1")
+    assert ask_through_proxy(app, "198.51.100.1", "proxied-a") == 200
+    assert ask_through_proxy(app, "198.51.100.2", "proxied-b") == 200
+    # A client's own X-Forwarded-For is the left part, which one trusted proxy does not vouch for.
+    assert ask_through_proxy(app, "192.0.2.99, 198.51.100.1", "proxied-c") == 429
+
+
+def test_without_proxies_x_forwarded_for_is_ignored(make_app):
+    app = make_app(RALLY_NEW_SEEDS_PER_HOUR="1")
+    assert ask_through_proxy(app, "198.51.100.1", "direct-a") == 200
+    assert ask_through_proxy(app, "198.51.100.2", "direct-b") == 429
+
+
+def test_the_number_of_proxies_must_be_a_count():
+    with pytest.raises(ValueError, match="RALLY_TRUSTED_PROXIES"):
+        Config.from_env({"RALLY_TRUSTED_PROXIES": "-1", "RALLY_SECRET_KEY": "s" * 32,
+                         "RALLY_DAILY_KEY": "d" * 32, "REDIS_URL": "redis://x"})
