@@ -88,7 +88,7 @@ class Config:
     # `rally serve` restarts a dead child after this many seconds, doubling up to the longest.
     restart_delay: int
     restart_max_delay: int
-    # /healthz reports the queue as failing once its oldest waiting job is older than this.
+    # /healthz reports the queues failing once a job waits longer than this with no worker busy.
     health_max_job_age: int
     # The service's own log lines from this level; RQ's only from WARNING unless DEBUG.
     log_level: str

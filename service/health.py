@@ -1,14 +1,18 @@
 """GET /healthz: can this web process do its work right now?
 
 It checks the database (a trivial query), Redis (PING) and the queues (how
-many jobs wait, and how long the oldest has waited: a queue whose oldest job
-waits longer than RALLY_HEALTH_MAX_JOB_AGE has no worker getting through it).
+many jobs wait, how long the oldest has waited, how many workers there are and
+how many are busy). The queues fail when a job has waited longer than
+RALLY_HEALTH_MAX_JOB_AGE while no worker is busy: nothing is getting through.
+A long wait while workers are busy is a backlog (low-priority work waits by
+design), not a failure.
 200 when every part is well, else 503; both in JSON naming each part:
 
     {"status": "ok" | "failing", "failing": [part, ...],
      "checks": {"database": {"ok": true, "ms": 0.4}, "redis": {...},
                 "queue": {"ok": true, "depth": 2, "queues": {"solve": 2},
-                          "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900}}}
+                          "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900,
+                          "workers": 1, "busy_workers": 1}}}
 
 `rally serve` asks it to find a hung web process; deploy.yml's health checks
 ask it of every web replica.
@@ -23,7 +27,8 @@ from typing import Any
 import redis
 import sqlalchemy
 from flask import Blueprint, Response, current_app, jsonify
-from rq import Queue
+from rq import Queue, Worker
+from rq.worker import WorkerStatus
 
 from service.queue import web_connection
 
@@ -70,23 +75,28 @@ def oldest_job_age(queue: Queue, now: datetime) -> float | None:
 
 
 def check_queues(connection: redis.Redis, max_age: int) -> dict[str, Any]:
-    """Every RQ queue in this Redis: jobs waiting in each, the longest wait of any."""
+    """Every RQ queue in this Redis: jobs waiting in each, the longest wait of any, and
+    the workers; failing when a job has waited too long and no worker is busy."""
     started = time.perf_counter()
     now = datetime.now(UTC)
     try:
         queues = sorted(Queue.all(connection=connection), key=lambda queue: queue.name)
         depths = {queue.name: queue.count for queue in queues}
         ages = [age for queue in queues if (age := oldest_job_age(queue, now)) is not None]
+        states = [worker.get_state() for worker in Worker.all(connection=connection)]
     except redis.RedisError as error:
         return _timed({"ok": False, "error": _error_text(error)}, started)
     oldest = round(max(ages), 1) if ages else None
+    busy = states.count(WorkerStatus.BUSY)
     return _timed(
         {
-            "ok": oldest is None or oldest <= max_age,
+            "ok": oldest is None or oldest <= max_age or busy > 0,
             "depth": sum(depths.values()),
             "queues": depths,
             "oldest_job_age_seconds": oldest,
             "max_job_age_seconds": max_age,
+            "workers": len(states),
+            "busy_workers": busy,
         },
         started,
     )
