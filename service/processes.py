@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
+import redis
 
 from service.config import Config
 from service.logs import configure_logging
@@ -189,6 +190,7 @@ class Child:
         backoff: Backoff,
         needs: Child | None = None,
         renewed_with_needs: bool = False,
+        after_restart: Callable[[], None] | None = None,
     ) -> None:
         self.name = name
         self.launch = launch
@@ -196,6 +198,7 @@ class Child:
         self.needs = needs  # restarted only while this one runs
         # Restarted whenever `needs` is: it keeps state that a new `needs` invalidates.
         self.renewed_with_needs = renewed_with_needs
+        self.after_restart = after_restart  # run in a thread of its own after each restart
         self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0
         self.restart_at: float | None = None
@@ -358,6 +361,8 @@ class Supervisor:
             for child in self.children:
                 if child.restart_if_due():
                     self._renew_dependents(child)
+                    if child.after_restart:
+                        threading.Thread(target=child.after_restart, daemon=True).start()
 
     def _renew_dependents(self, restarted: Child) -> None:
         for child in self.children:
@@ -432,13 +437,33 @@ def probe_url(listener: socket.socket) -> str:
     return f"http://{host}:{port}/healthz"
 
 
-def redis_child(redis_server: EmbeddedRedis, backoff: Backoff) -> Child:
+def sweep_pending_puzzles(config: Config) -> None:
+    """Queue every pending puzzle: those asked for while Redis was down were recorded but
+    could not be queued, and would otherwise wait for the next planning run."""
+    from service.jobs import sweep_pending  # imports the solver: only when needed
+    from service.store import Store
+
+    connection = redis.Redis.from_url(config.redis_url)
+    try:
+        with Store(config.database_url) as store:
+            queued = sweep_pending(store, config, connection)
+    except Exception:  # a thread of its own: log, never take the supervisor down
+        log.exception("could not queue the pending puzzles after Redis restarted")
+        return
+    finally:
+        connection.close()
+    log.info("queued %d pending puzzles after Redis restarted", queued)
+
+
+def redis_child(redis_server: EmbeddedRedis, backoff: Backoff, config: Config) -> Child:
     def launch() -> subprocess.Popen[bytes]:
         redis_server.start()  # returns once it answers, its append-only file loaded
         assert redis_server.process is not None
         return redis_server.process
 
-    return Child("redis-server", launch, backoff)
+    return Child(
+        "redis-server", launch, backoff, after_restart=lambda: sweep_pending_puzzles(config)
+    )
 
 
 @click.command()
@@ -463,15 +488,19 @@ def serve(host: str, port: int, workers: int) -> None:
             listener = stack.enter_context(listening_socket(host, port))
         except OSError as error:
             raise click.ClickException(f"cannot listen on {host}:{port}: {error}") from None
-        redis = None
+        embedded = None
         if config.embedded_redis:
-            redis = redis_child(
-                EmbeddedRedis(config.redis_socket, config.instance_path / "redis"), backoff()
-            )
+            server = EmbeddedRedis(config.redis_socket, config.instance_path / "redis")
+            embedded = redis_child(server, backoff(), config)
         # RQ's worker outlives a lost Redis but leaves the job and scheduler processes of the
         # lost connection unreaped: a fresh worker starts clean (its orphans are reaped here).
-        worker = Child("worker", lambda: start_process([*rally, "worker"], env), backoff(), redis,
-                       renewed_with_needs=True)
+        worker = Child(
+            "worker",
+            lambda: start_process([*rally, "worker"], env),
+            backoff(),
+            embedded,
+            renewed_with_needs=True,
+        )
         bind = f"fd://{listener.fileno()}"
         web = Child(
             "web",
@@ -479,9 +508,9 @@ def serve(host: str, port: int, workers: int) -> None:
                 gunicorn_command(bind, workers), env, pass_fds=(listener.fileno(),)
             ),
             backoff(),
-            redis,
+            embedded,
         )
-        children = [child for child in (redis, worker, web) if child is not None]
+        children = [child for child in (embedded, worker, web) if child is not None]
         supervisor = Supervisor(children, WebProbe(probe_url(listener), web))
         stop = stop_signal_event()
         become_subreaper()
