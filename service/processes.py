@@ -5,7 +5,8 @@ database, starts the embedded Redis (unless REDIS_URL is set), then a worker
 (with RQ's scheduler) and the web server as child processes. A child that dies
 is logged and restarted after a delay that doubles with each quick death
 (RALLY_RESTART_DELAY up to RALLY_RESTART_MAX_DELAY), Redis before the processes
-that need it. The web's listening socket belongs to `rally serve`, so
+that need it; after Redis the worker is renewed and the puzzles asked for while
+Redis was down are queued. The web's listening socket belongs to `rally serve`, so
 connections made while the web restarts wait in its backlog instead of being
 refused; a web that stops answering /healthz is restarted too. Only Ctrl-C or
 SIGTERM stops everything, and then nothing it started is left running.
