@@ -67,11 +67,11 @@ def check_redis(connection: redis.Redis) -> dict[str, Any]:
 
 def oldest_job_age(queue: Queue, now: datetime) -> float | None:
     """Seconds the job at the head of queue has waited; None when none waits."""
-    for job_id in queue.get_job_ids(0, 0):
-        job = queue.fetch_job(job_id)
-        if job is not None and job.enqueued_at is not None:
-            return (now - job.enqueued_at).total_seconds()
-    return None
+    head = queue.get_job_ids(0, 0)
+    job = queue.fetch_job(head[0]) if head else None
+    if job is None or job.enqueued_at is None:
+        return None
+    return (now - job.enqueued_at).total_seconds()
 
 
 def check_queues(connection: redis.Redis, max_age: int) -> dict[str, Any]:
