@@ -67,9 +67,16 @@ workers_option = click.option(
 )
 
 
-def gunicorn_command(bind: str, workers: int, worker_class: str = WEB_WORKER_CLASS) -> list[str]:
-    """gunicorn serving the app factory on bind (HOST:PORT or fd://N); each worker process
-    builds its own app and store."""
+def gunicorn_command(
+    host: str,
+    port: int,
+    workers: int,
+    worker_class: str = WEB_WORKER_CLASS,
+    listening_fd: int | None = None,
+) -> list[str]:
+    """gunicorn serving the app factory on host:port, or on a socket already listening
+    (listening_fd, inherited); each worker process builds its own app and store."""
+    bind = f"fd://{listening_fd}" if listening_fd is not None else f"{host}:{port}"
     return [
         sys.executable, "-m", "gunicorn",
         "--bind", bind,
@@ -108,7 +115,7 @@ def worker() -> None:
 @workers_option
 def web(host: str, port: int, workers: int) -> None:
     """Serve the web app and API with gunicorn against REDIS_URL and DATABASE_URL."""
-    command = gunicorn_command(f"{host}:{port}", workers)
+    command = gunicorn_command(host, port, workers)
     os.execv(command[0], command)
 
 
@@ -502,11 +509,11 @@ def serve(host: str, port: int, workers: int) -> None:
             embedded,
             renewed_with_needs=True,
         )
-        bind = f"fd://{listener.fileno()}"
+        fd = listener.fileno()
         web = Child(
             "web",
             lambda: start_process(
-                gunicorn_command(bind, workers), env, pass_fds=(listener.fileno(),)
+                gunicorn_command(host, port, workers, listening_fd=fd), env, pass_fds=(fd,)
             ),
             backoff(),
             embedded,
