@@ -16,7 +16,6 @@ from pathlib import Path
 # A unix socket path must fit in sockaddr_un.sun_path (108 bytes with the NUL on Linux).
 MAX_SOCKET_PATH = 107
 REDIS_SOCKET_NAME = "redis.sock"
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def _int_setting(env: Mapping[str, str], name: str, default: int, minimum: int = 1) -> int:
@@ -30,16 +29,6 @@ def _int_setting(env: Mapping[str, str], name: str, default: int, minimum: int =
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, not {value}")
     return value
-
-
-def _choice_setting(
-    env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]
-) -> str:
-    """The setting's value among choices (in any case), else default."""
-    raw = (env.get(name) or default).upper()
-    if raw not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {raw!r}")
-    return raw
 
 
 def _secret_from_file(path: Path) -> str:
@@ -74,6 +63,13 @@ class Config:
     external_redis_url: str | None
     secret_key: str
     daily_key: str
+    # `rally serve` restarts a dead child after this many seconds, doubling up to the longest.
+    restart_delay: int
+    restart_max_delay: int
+    # /healthz reports the queues failing once a job waits longer than this with no worker busy.
+    health_max_job_age: int
+    # The service's own log lines from this level; RQ's only from WARNING unless DEBUG.
+    log_level: str
     max_body_bytes: int
     writes_per_minute: int
     new_seeds_per_hour: int
@@ -85,13 +81,6 @@ class Config:
     plan_interval: int
     # Seconds between a worker's heartbeats; a worker silent for 3 heartbeats counts as dead.
     heartbeat: int
-    # `rally serve` restarts a dead child after this many seconds, doubling up to the longest.
-    restart_delay: int
-    restart_max_delay: int
-    # /healthz reports the queues failing once a job waits longer than this with no worker busy.
-    health_max_job_age: int
-    # The service's own log lines from this level; RQ's only from WARNING unless DEBUG.
-    log_level: str
 
     @property
     def redis_socket(self) -> Path:
@@ -106,6 +95,13 @@ class Config:
     @property
     def embedded_redis(self) -> bool:
         return not self.external_redis_url
+
+    def __post_init__(self) -> None:
+        levels = ("DEBUG", "INFO", "WARNING", "ERROR")
+        if self.log_level not in levels:
+            raise ValueError(
+                f"RALLY_LOG_LEVEL must be one of {', '.join(levels)}, not {self.log_level!r}"
+            )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -125,6 +121,10 @@ class Config:
             external_redis_url=external_redis_url,
             secret_key=_secret(env, "RALLY_SECRET_KEY", instance_path, "secret_key"),
             daily_key=_secret(env, "RALLY_DAILY_KEY", instance_path, "daily_key"),
+            restart_delay=_int_setting(env, "RALLY_RESTART_DELAY", 1, minimum=0),
+            restart_max_delay=_int_setting(env, "RALLY_RESTART_MAX_DELAY", 60),
+            health_max_job_age=_int_setting(env, "RALLY_HEALTH_MAX_JOB_AGE", 900),
+            log_level=(env.get("RALLY_LOG_LEVEL") or "INFO").upper(),
             max_body_bytes=_int_setting(env, "RALLY_MAX_BODY_BYTES", 64 * 1024),
             writes_per_minute=_int_setting(env, "RALLY_WRITES_PER_MINUTE", 120),
             new_seeds_per_hour=_int_setting(env, "RALLY_NEW_SEEDS_PER_HOUR", 60),
@@ -133,8 +133,4 @@ class Config:
             retry_delay=_int_setting(env, "RALLY_RETRY_DELAY", 10, minimum=0),
             plan_interval=_int_setting(env, "RALLY_PLAN_INTERVAL", 3600),
             heartbeat=_int_setting(env, "RALLY_HEARTBEAT", 10),
-            restart_delay=_int_setting(env, "RALLY_RESTART_DELAY", 1, minimum=0),
-            restart_max_delay=_int_setting(env, "RALLY_RESTART_MAX_DELAY", 60),
-            health_max_job_age=_int_setting(env, "RALLY_HEALTH_MAX_JOB_AGE", 900),
-            log_level=_choice_setting(env, "RALLY_LOG_LEVEL", "INFO", LOG_LEVELS),
         )
