@@ -408,7 +408,11 @@ def attempts_paced(port: int, batches: list[list[Any]], players_per_second: floa
 
 
 def start_servers(
-    instance: Path, workers: int, worker_class: str, service_port: int, ceiling_port: int
+    instance: Path,
+    workers: int,
+    service_port: int,
+    ceiling_port: int,
+    worker_class: str = WEB_WORKER_CLASS,
 ) -> list[subprocess.Popen[bytes]]:
     env = {
         **os.environ,
@@ -424,8 +428,8 @@ def start_servers(
     }
     migrate = [sys.executable, "-m", "service.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
-    service = start_process(gunicorn_command(f"{HOST}:{service_port}", workers, worker_class), env)
-    ceiling_command = gunicorn_command(f"{HOST}:{ceiling_port}", workers, worker_class)
+    service = start_process(gunicorn_command(HOST, service_port, workers, worker_class), env)
+    ceiling_command = gunicorn_command(HOST, ceiling_port, workers, worker_class)
     ceiling_app = ["--chdir", str(BENCH_DIR.parent), "bench.load:bare_app()"]
     ceiling = start_process([*ceiling_command[:-1], *ceiling_app])
     wait_until_up(f"http://{HOST}:{ceiling_port}/bare")
@@ -491,7 +495,9 @@ def main() -> None:
         instance = Path(folder)
         with EmbeddedRedis(instance / "redis.sock", instance):
             ports = free_ports(2)
-            servers = start_servers(instance, options.workers, options.worker_class, *ports)
+            servers = start_servers(
+                instance, options.workers, *ports, worker_class=options.worker_class
+            )
             try:
                 prepared = targets(*ports)
                 results = [measure(tool, target, options, instance) for target in prepared]

@@ -98,7 +98,7 @@ def measure_class(worker_class: str, instance: Path, options: argparse.Namespace
     env = {**os.environ, "RALLY_INSTANCE_PATH": str(instance),
            "REDIS_URL": f"unix://{instance / 'redis.sock'}"}
     (port,) = free_ports(1)
-    command = gunicorn_command(f"{HOST}:{port}", options.workers, worker_class)
+    command = gunicorn_command(HOST, port, options.workers, worker_class)
     if worker_class == "gthread":
         command[-1:-1] = ["--threads", str(options.threads)]
     server = start_process(command, env)

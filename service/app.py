@@ -12,10 +12,11 @@ from flask import Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service import health, pages, players, same_origin, security
+from service import pages, players, same_origin, security
 from service.api import API_PREFIX, Services
 from service.api import blueprint as api_blueprint
 from service.config import Config
+from service.health import blueprint as health_blueprint
 from service.queue import web_connection
 from service.ratelimit import RateLimiter
 from service.store import Store
@@ -55,7 +56,7 @@ def create_app(config: Config | None = None) -> Flask:
     security.init_app(app)
     app.register_blueprint(api_blueprint)
     app.register_blueprint(pages.blueprint)
-    app.register_blueprint(health.blueprint)
+    app.register_blueprint(health_blueprint)
     return app
 
 

@@ -23,7 +23,6 @@ MIN_KEY_BYTES = 32
 # Where `rally serve` listens by default, and so the default public address of share URLs.
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 class ConfigError(ValueError):
@@ -53,15 +52,6 @@ def _public_url(env: Mapping[str, str]) -> str:
                           f"https://rally.example.org, not {raw!r}")
     return raw.rstrip("/")
 
-
-def _choice_setting(
-    env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]
-) -> str:
-    """The setting's value among choices (in any case), else default."""
-    raw = (env.get(name) or default).upper()
-    if raw not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {raw!r}")
-    return raw
 
 
 def _secret_from_file(path: Path) -> str:
@@ -118,6 +108,13 @@ class Config:
     external_redis_url: str | None
     secret_key: str
     daily_key: str
+    # `rally serve` restarts a dead child after this many seconds, doubling up to the longest.
+    restart_delay: int
+    restart_max_delay: int
+    # /healthz reports the queues failing once a job waits longer than this with no worker busy.
+    health_max_job_age: int
+    # The service's own log lines from this level; RQ's only from WARNING unless DEBUG.
+    log_level: str
     max_body_bytes: int
     writes_per_minute: int
     new_seeds_per_hour: int
@@ -134,13 +131,6 @@ class Config:
     plan_interval: int
     # Seconds between a worker's heartbeats; a worker silent for 3 heartbeats counts as dead.
     heartbeat: int
-    # `rally serve` restarts a dead child after this many seconds, doubling up to the longest.
-    restart_delay: int
-    restart_max_delay: int
-    # /healthz reports the queue as failing once its oldest waiting job is older than this.
-    health_max_job_age: int
-    # The service's own log lines from this level; RQ's only from WARNING unless DEBUG.
-    log_level: str
     # Memory (MiB of address space) a solve may take on top of its worker's; over it the
     # solve fails and is retried later.
     solve_memory_mb: int
@@ -164,6 +154,13 @@ class Config:
     def embedded_redis(self) -> bool:
         return not self.external_redis_url
 
+    def __post_init__(self) -> None:
+        levels = ("DEBUG", "INFO", "WARNING", "ERROR")
+        if self.log_level not in levels:
+            raise ConfigError(
+                f"RALLY_LOG_LEVEL must be one of {', '.join(levels)}, not {self.log_level!r}"
+            )
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
         env = os.environ if env is None else env
@@ -182,6 +179,10 @@ class Config:
             external_redis_url=external_redis_url,
             secret_key=_secret(env, "RALLY_SECRET_KEY", instance_path, "secret_key"),
             daily_key=_secret(env, "RALLY_DAILY_KEY", instance_path, "daily_key"),
+            restart_delay=_int_setting(env, "RALLY_RESTART_DELAY", 1, minimum=0),
+            restart_max_delay=_int_setting(env, "RALLY_RESTART_MAX_DELAY", 60),
+            health_max_job_age=_int_setting(env, "RALLY_HEALTH_MAX_JOB_AGE", 900),
+            log_level=(env.get("RALLY_LOG_LEVEL") or "INFO").upper(),
             max_body_bytes=_int_setting(env, "RALLY_MAX_BODY_BYTES", 64 * 1024),
             writes_per_minute=_int_setting(env, "RALLY_WRITES_PER_MINUTE", 120),
             new_seeds_per_hour=_int_setting(env, "RALLY_NEW_SEEDS_PER_HOUR", 60),
@@ -193,10 +194,6 @@ class Config:
             retry_delay=_int_setting(env, "RALLY_RETRY_DELAY", 10, minimum=0),
             plan_interval=_int_setting(env, "RALLY_PLAN_INTERVAL", 3600),
             heartbeat=_int_setting(env, "RALLY_HEARTBEAT", 10),
-            restart_delay=_int_setting(env, "RALLY_RESTART_DELAY", 1, minimum=0),
-            restart_max_delay=_int_setting(env, "RALLY_RESTART_MAX_DELAY", 60),
-            health_max_job_age=_int_setting(env, "RALLY_HEALTH_MAX_JOB_AGE", 900),
-            log_level=_choice_setting(env, "RALLY_LOG_LEVEL", "INFO", LOG_LEVELS),
             solve_memory_mb=_int_setting(env, "RALLY_SOLVE_MEMORY_MB", 2048),
             max_pending_solves=_int_setting(env, "RALLY_MAX_PENDING_SOLVES", 100),
             max_pending_solves_per_client=_int_setting(

@@ -1,9 +1,11 @@
 """GET /healthz: can this web process do its work right now?
 
 It checks the database (a trivial query), Redis (PING) and the four solve
-queues (how many jobs wait in each, and how long the oldest has waited: a queue
-whose oldest job waits longer than RALLY_HEALTH_MAX_JOB_AGE has no worker
-getting through it).
+queues (how many jobs wait in each, how long the oldest has waited, how many
+workers there are and how many are busy). The queues fail when a job has waited
+longer than RALLY_HEALTH_MAX_JOB_AGE while no worker is busy: nothing is getting
+through. A long wait while workers are busy is a backlog (low-priority work
+waits by design), not a failure.
 200 when every part is well, else 503; both in JSON naming each part:
 
     {"status": "ok" | "failing", "failing": [part, ...],
@@ -11,7 +13,8 @@ getting through it).
                 "queue": {"ok": true, "depth": 2,
                           "queues": {"solve": 0, "solve-practice": 2, "solve-archive": 0,
                                      "solve-retry": 0},
-                          "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900}}}
+                          "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900,
+                          "workers": 1, "busy_workers": 1}}}
 
 `rally serve` asks it to find a hung web process; deploy.yml's health checks
 ask it of every web replica.
@@ -26,7 +29,8 @@ from typing import Any
 import redis
 import sqlalchemy
 from flask import Blueprint, Response, current_app, jsonify
-from rq import Queue
+from rq import Queue, Worker
+from rq.worker import WorkerStatus
 
 from service.queue import solve_queues, web_connection
 
@@ -65,31 +69,36 @@ def check_redis(connection: redis.Redis) -> dict[str, Any]:
 
 def oldest_job_age(queue: Queue, now: datetime) -> float | None:
     """Seconds the job at the head of queue has waited; None when none waits."""
-    for job_id in queue.get_job_ids(0, 0):
-        job = queue.fetch_job(job_id)
-        if job is not None and job.enqueued_at is not None:
-            return (now - job.enqueued_at).total_seconds()
-    return None
+    head = queue.get_job_ids(0, 0)
+    job = queue.fetch_job(head[0]) if head else None
+    if job is None or job.enqueued_at is None:
+        return None
+    return (now - job.enqueued_at).total_seconds()
 
 
 def check_queues(connection: redis.Redis, max_age: int) -> dict[str, Any]:
-    """Every solve queue, most urgent first: jobs waiting in each, the longest wait of any."""
+    """Every solve queue, most urgent first: jobs waiting in each, the longest wait of any,
+    and the workers; failing when a job has waited too long and no worker is busy."""
     started = time.perf_counter()
     now = datetime.now(UTC)
     try:
         queues = solve_queues(connection)
         depths = {queue.name: queue.count for queue in queues}
         ages = [age for queue in queues if (age := oldest_job_age(queue, now)) is not None]
+        states = [worker.get_state() for worker in Worker.all(connection=connection)]
     except redis.RedisError as error:
         return _timed({"ok": False, "error": _error_text(error)}, started)
     oldest = round(max(ages), 1) if ages else None
+    busy = states.count(WorkerStatus.BUSY)
     return _timed(
         {
-            "ok": oldest is None or oldest <= max_age,
+            "ok": oldest is None or oldest <= max_age or busy > 0,
             "depth": sum(depths.values()),
             "queues": depths,
             "oldest_job_age_seconds": oldest,
             "max_job_age_seconds": max_age,
+            "workers": len(states),
+            "busy_workers": busy,
         },
         started,
     )

@@ -5,7 +5,8 @@ database, starts the embedded Redis (unless REDIS_URL is set), then a worker
 (with RQ's scheduler) and the web server as child processes. A child that dies
 is logged and restarted after a delay that doubles with each quick death
 (RALLY_RESTART_DELAY up to RALLY_RESTART_MAX_DELAY), Redis before the processes
-that need it. The web's listening socket belongs to `rally serve`, so
+that need it; after Redis the worker is renewed and the puzzles asked for while
+Redis was down are queued. The web's listening socket belongs to `rally serve`, so
 connections made while the web restarts wait in its backlog instead of being
 refused; a web that stops answering /healthz is restarted too. Only Ctrl-C or
 SIGTERM stops everything, and then nothing it started is left running.
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
+import redis
 
 from service.config import Config
 from service.logs import configure_logging
@@ -65,9 +67,16 @@ workers_option = click.option(
 )
 
 
-def gunicorn_command(bind: str, workers: int, worker_class: str = WEB_WORKER_CLASS) -> list[str]:
-    """gunicorn serving the app factory on bind (HOST:PORT or fd://N); each worker process
-    builds its own app and store."""
+def gunicorn_command(
+    host: str,
+    port: int,
+    workers: int,
+    worker_class: str = WEB_WORKER_CLASS,
+    listening_fd: int | None = None,
+) -> list[str]:
+    """gunicorn serving the app factory on host:port, or on a socket already listening
+    (listening_fd, inherited); each worker process builds its own app and store."""
+    bind = f"fd://{listening_fd}" if listening_fd is not None else f"{host}:{port}"
     return [
         sys.executable, "-m", "gunicorn",
         "--bind", bind,
@@ -107,7 +116,7 @@ def worker() -> None:
 def web(host: str, port: int, workers: int) -> None:
     """Serve the web app and API with gunicorn against REDIS_URL and DATABASE_URL."""
     os.environ.setdefault("RALLY_PUBLIC_URL", f"http://{host}:{port}")
-    command = gunicorn_command(f"{host}:{port}", workers)
+    command = gunicorn_command(host, port, workers)
     os.execv(command[0], command)
 
 
@@ -190,6 +199,7 @@ class Child:
         backoff: Backoff,
         needs: Child | None = None,
         renewed_with_needs: bool = False,
+        after_restart: Callable[[], None] | None = None,
     ) -> None:
         self.name = name
         self.launch = launch
@@ -197,6 +207,7 @@ class Child:
         self.needs = needs  # restarted only while this one runs
         # Restarted whenever `needs` is: it keeps state that a new `needs` invalidates.
         self.renewed_with_needs = renewed_with_needs
+        self.after_restart = after_restart  # run in a thread of its own after each restart
         self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0
         self.restart_at: float | None = None
@@ -359,6 +370,8 @@ class Supervisor:
             for child in self.children:
                 if child.restart_if_due():
                     self._renew_dependents(child)
+                    if child.after_restart:
+                        threading.Thread(target=child.after_restart, daemon=True).start()
 
     def _renew_dependents(self, restarted: Child) -> None:
         for child in self.children:
@@ -433,13 +446,33 @@ def probe_url(listener: socket.socket) -> str:
     return f"http://{host}:{port}/healthz"
 
 
-def redis_child(redis_server: EmbeddedRedis, backoff: Backoff) -> Child:
+def sweep_pending_puzzles(config: Config) -> None:
+    """Queue every pending puzzle: those asked for while Redis was down were recorded but
+    could not be queued, and would otherwise wait for the next planning run."""
+    from service.jobs import sweep_pending  # imports the solver: only when needed
+    from service.store import Store
+
+    connection = redis.Redis.from_url(config.redis_url)
+    try:
+        with Store(config.database_url) as store:
+            queued = sweep_pending(store, config, connection)
+    except Exception:  # a thread of its own: log, never take the supervisor down
+        log.exception("could not queue the pending puzzles after Redis restarted")
+        return
+    finally:
+        connection.close()
+    log.info("queued %d pending puzzles after Redis restarted", queued)
+
+
+def redis_child(redis_server: EmbeddedRedis, backoff: Backoff, config: Config) -> Child:
     def launch() -> subprocess.Popen[bytes]:
         redis_server.start()  # returns once it answers, its append-only file loaded
         assert redis_server.process is not None
         return redis_server.process
 
-    return Child("redis-server", launch, backoff)
+    return Child(
+        "redis-server", launch, backoff, after_restart=lambda: sweep_pending_puzzles(config)
+    )
 
 
 @click.command()
@@ -468,25 +501,29 @@ def serve(host: str, port: int, workers: int) -> None:
             listener = stack.enter_context(listening_socket(host, port))
         except OSError as error:
             raise click.ClickException(f"cannot listen on {host}:{port}: {error}") from None
-        redis = None
+        embedded = None
         if config.embedded_redis:
-            redis = redis_child(
-                EmbeddedRedis(config.redis_socket, config.instance_path / "redis"), backoff()
-            )
+            server = EmbeddedRedis(config.redis_socket, config.instance_path / "redis")
+            embedded = redis_child(server, backoff(), config)
         # RQ's worker outlives a lost Redis but leaves the job and scheduler processes of the
         # lost connection unreaped: a fresh worker starts clean (its orphans are reaped here).
-        worker = Child("worker", lambda: start_process([*rally, "worker"], env), backoff(), redis,
-                       renewed_with_needs=True)
-        bind = f"fd://{listener.fileno()}"
+        worker = Child(
+            "worker",
+            lambda: start_process([*rally, "worker"], env),
+            backoff(),
+            embedded,
+            renewed_with_needs=True,
+        )
+        fd = listener.fileno()
         web = Child(
             "web",
             lambda: start_process(
-                gunicorn_command(bind, workers), env, pass_fds=(listener.fileno(),)
+                gunicorn_command(host, port, workers, listening_fd=fd), env, pass_fds=(fd,)
             ),
             backoff(),
-            redis,
+            embedded,
         )
-        children = [child for child in (redis, worker, web) if child is not None]
+        children = [child for child in (embedded, worker, web) if child is not None]
         supervisor = Supervisor(children, WebProbe(probe_url(listener), web))
         stop = stop_signal_event()
         become_subreaper()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import redis
 from conftest import free_port
-from rq import Queue
+from rq import Queue, Worker
+from rq.worker import WorkerStatus
 
 from service.queue import QUEUE_NAMES, Urgency, solve_queue
 from tests.api_fixtures import *  # noqa: F403
@@ -58,13 +59,35 @@ def test_an_unreachable_database_is_503_naming_the_database(make_app, tmp_path: 
     assert body["checks"]["database"]["error"].startswith("OperationalError")
 
 
-def test_a_job_waiting_longer_than_the_limit_fails_the_queue(make_app, redis_url: str):
-    job = practice_queue(redis_url).enqueue(print, "stuck")
-    job.enqueued_at = datetime.now(UTC) - timedelta(seconds=300)
+def enqueue_waiting_since(queue: Queue, seconds: float) -> None:
+    job = queue.enqueue(print, "waiting")
+    job.enqueued_at = datetime.now(UTC) - timedelta(seconds=seconds)
     job.save()
+
+
+def test_a_job_waiting_too_long_with_no_worker_busy_fails_the_queue(make_app, redis_url: str):
+    connection = redis.Redis.from_url(redis_url)
+    queue = practice_queue(redis_url)
+    enqueue_waiting_since(queue, 300)
+    idle = Worker([queue], connection=connection)
+    idle.register_birth()
+    idle.set_state(WorkerStatus.IDLE)
     answer = client_of(make_app(RALLY_HEALTH_MAX_JOB_AGE="120")).get("/healthz")
     assert answer.status_code == 503
     body = answer.get_json()
     assert body["failing"] == ["queue"]
-    assert body["checks"]["queue"]["oldest_job_age_seconds"] >= 300
-    assert body["checks"]["queue"]["max_job_age_seconds"] == 120
+    check = body["checks"]["queue"]
+    assert check["oldest_job_age_seconds"] >= 300
+    assert (check["max_job_age_seconds"], check["workers"], check["busy_workers"]) == (120, 1, 0)
+
+
+def test_a_backlog_behind_a_busy_worker_is_healthy(make_app, redis_url: str):
+    connection = redis.Redis.from_url(redis_url)
+    queue = practice_queue(redis_url)
+    enqueue_waiting_since(queue, 300)
+    busy = Worker([queue], connection=connection)
+    busy.register_birth()
+    busy.set_state(WorkerStatus.BUSY)
+    answer = client_of(make_app(RALLY_HEALTH_MAX_JOB_AGE="120")).get("/healthz")
+    assert answer.status_code == 200
+    assert answer.get_json()["checks"]["queue"]["busy_workers"] == 1

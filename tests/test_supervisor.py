@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -15,13 +16,17 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import redis
 from conftest import alive, free_port, started_under, wait_for_http
+from test_deploy import wait_for_planning
 
+from puzzles import GAMES
 from service import processes
+from service.config import Config
 from service.processes import (
     HEALTH_MISSES,
     STABLE_SECONDS,
@@ -30,6 +35,7 @@ from service.processes import (
     WebProbe,
     session_members,
 )
+from service.queue import solve_job_id
 
 STOP_SECONDS = 40
 # Generous bounds for a loaded machine: a restarted gunicorn imports the whole app again.
@@ -46,7 +52,7 @@ class Serve:
     process: subprocess.Popen[bytes]
     port: int
     log: Path
-    answers: list[tuple[float, int | None]] = field(default_factory=list)
+    instance_path: Path
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -69,16 +75,20 @@ class Serve:
 
 
 @pytest.fixture
-def serve(instance_path: Path, process_env: dict[str, str], tmp_path: Path) -> Iterator[Serve]:
+def serve(instance_path: Path, process_env: dict[str, str], tmp_path: Path,
+          request: pytest.FixtureRequest) -> Iterator[Serve]:
+    """`rally serve` on the embedded defaults, restarting children after 1 s (or the
+    delay a test gives with `@pytest.mark.parametrize("serve", [seconds], indirect=True)`)."""
     port = free_port()
-    env = {**process_env, "RALLY_INSTANCE_PATH": str(instance_path), "RALLY_RESTART_DELAY": "1"}
+    delay = str(getattr(request, "param", 1))
+    env = {**process_env, "RALLY_INSTANCE_PATH": str(instance_path), "RALLY_RESTART_DELAY": delay}
     log = tmp_path / "serve.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
             env=env, stdout=output, stderr=subprocess.STDOUT,
         )  # fmt: skip
-    running = Serve(process, port, log)
+    running = Serve(process, port, log, instance_path)
     try:
         wait_for_http(running.url("/healthz"))
         yield running
@@ -155,6 +165,31 @@ def test_a_killed_child_is_restarted_while_the_site_answers(serve: Serve, name: 
     log = serve.log.read_text()
     assert f"the {name} process (pid {killed}) was killed by SIGKILL" in log
     assert "restarting it in 1 s" in log
+
+
+@pytest.mark.parametrize("serve", [4], indirect=True)
+def test_a_puzzle_asked_for_while_redis_is_down_is_queued_once_it_is_back(serve: Serve):
+    config = Config.from_env({"RALLY_INSTANCE_PATH": str(serve.instance_path)})
+    wait_for_planning(config.redis_url, config)  # its sweep is over before Redis goes
+    os.kill(serve.child("redis-server"), signal.SIGKILL)
+    deadline = time.monotonic() + COME_BACK_SECONDS
+    while ask(serve.url("/healthz")) != 503:  # Redis is down for the restart delay
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    game, seed = "crazy-rally", "asked-while-redis-was-down"
+    status = ask(serve.url(f"/api/v1/puzzles/{game}/{seed}"))
+    assert status == 200  # recorded as pending, and not queued: Redis is down
+    assert ask(serve.url("/healthz")) == 503  # it still was
+    wait_for_http(serve.url("/healthz"), seconds=COME_BACK_SECONDS)
+    connection = redis.Redis.from_url(config.redis_url)
+    job_id = solve_job_id(game, seed, GAMES[game].rules_version)
+    try:
+        while not connection.exists(f"rq:job:{job_id}"):
+            assert time.monotonic() < deadline, "the puzzle was not queued"
+            time.sleep(0.2)
+    finally:
+        connection.close()
+    assert re.search(r"queued \d+ pending puzzles after Redis restarted", serve.log.read_text())
 
 
 def test_restart_delays_double_up_to_the_longest_and_reset_after_a_stable_run():
