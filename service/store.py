@@ -133,7 +133,7 @@ class Store(AttemptStorage):
         self._reading = sessionmaker(self.engine, expire_on_commit=False)
         self._writing = sessionmaker(self._write_engine, expire_on_commit=False)
         self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
-        self._sql = prepared(self._insert)
+        self._sql = prepared(self._insert, self.engine.dialect)
 
     def close(self) -> None:
         self.engine.dispose()

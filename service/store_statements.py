@@ -4,20 +4,97 @@ Building a statement from literal values makes SQLAlchemy coerce each value and
 derive the statement's cache key from all of them, on every call: for a run's
 insert that cost more CPU than replaying the run. Statements built once with
 `bindparam` placeholders are compiled once and then only executed.
+
+The three statements of an append (read the attempt, update it, add its
+actions) go further: compiled once for the database's dialect, they run
+straight on the driver's cursor, inside SQLAlchemy's transaction, with
+SQLAlchemy's own conversion of each parameter and column value. Its execution
+path (events, execution context, result wrapping) cost about 0.15 ms of CPU per
+statement, half of what an append costs besides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Executable, bindparam, insert, select, update
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Connection,
+    DateTime,
+    Dialect,
+    Executable,
+    bindparam,
+    insert,
+    select,
+    update,
+)
 
 from service.models import Attempt, AttemptAction, Player, Run
 
 _ATTEMPT = Attempt.__table__.c
 RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
+
+
+class DriverStatement:
+    """A statement compiled once for one dialect, executed on the driver's own cursor."""
+
+    def __init__(self, statement: Any, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        self.sql = compiled.string
+        self.positions = compiled.positiontup if compiled.positional else None
+        self.converters = {
+            name: converter
+            for name, bind in compiled.binds.items()
+            if (converter := bind.type.dialect_impl(dialect).bind_processor(dialect)) is not None
+        }
+        columns = list(getattr(statement, "selected_columns", []))
+        self.columns = [column.key for column in columns]
+        self.readers = [
+            column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
+        ]
+
+    def _parameters(self, values: Mapping[str, Any]) -> Any:
+        converted = {
+            name: self.converters[name](value) if name in self.converters else value
+            for name, value in values.items()
+        }
+        if self.positions is None:
+            return converted
+        return [converted[name] for name in self.positions]
+
+    def first(self, connection: Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row, by column name, or None."""
+        cursor = connection.connection.dbapi_connection.cursor()
+        try:
+            cursor.execute(self.sql, self._parameters(values))
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+        if row is None:
+            return None
+        return {
+            key: reader(value) if reader else value
+            for key, reader, value in zip(self.columns, self.readers, row, strict=True)
+        }
+
+    def run(self, connection: Connection, values: Mapping[str, Any]) -> int:
+        """Execute once; the number of rows it changed."""
+        cursor = connection.connection.dbapi_connection.cursor()
+        try:
+            cursor.execute(self.sql, self._parameters(values))
+            return cursor.rowcount
+        finally:
+            cursor.close()
+
+    def run_many(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+        cursor = connection.connection.dbapi_connection.cursor()
+        try:
+            cursor.executemany(self.sql, [self._parameters(values) for values in rows])
+        finally:
+            cursor.close()
 
 
 @dataclass(frozen=True)
@@ -26,16 +103,17 @@ class Statements:
     name_player: Executable  # player_id, name; the name replaces the stored one
     insert_run: Executable  # the run's columns but display_name; returns display_name
     official_run_of: Executable  # puzzle_id, player_id
-    attempt_by_id: Executable  # attempt_id
+    attempt_by_id: DriverStatement  # attempt_id
     attempt_of: Executable  # puzzle_id, player_id
-    append: Executable  # attempt_id, expected, new_played, new_state, new_over, now
-    add_actions: Executable  # executed with one row per action: attempt_id, position, action
+    append: DriverStatement  # attempt_id, expected, new_played, new_state, new_over, now
+    add_actions: DriverStatement  # one row per action: attempt_id, position, action
     actions_of: Executable  # attempt_id, first, stop: the actions at first..stop-1, in order
     attempt_run: Executable  # attempt_id, new_run_id
 
 
-def prepared(dialect_insert: Callable[[Any], Any]) -> Statements:
-    """The statements for a database whose INSERT ... ON CONFLICT is dialect_insert's."""
+def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statements:
+    """The statements for a database of dialect, whose INSERT ... ON CONFLICT is
+    dialect_insert's."""
     new_player = dialect_insert(Player).values(id=bindparam("player_id"))
     named = dialect_insert(Player).values(id=bindparam("player_id"), display_name=bindparam("name"))
     attempt_columns = [_ATTEMPT[name] for name in RECORDED_ATTEMPT_COLUMNS]
@@ -66,25 +144,33 @@ def prepared(dialect_insert: Callable[[Any], Any]) -> Statements:
             Run.player_id == bindparam("player_id"),
             Run.official,
         ),
-        attempt_by_id=select(*attempt_columns).where(Attempt.id == bindparam("attempt_id")),
+        attempt_by_id=DriverStatement(
+            select(*attempt_columns).where(Attempt.id == bindparam("attempt_id")), dialect
+        ),
         attempt_of=select(*attempt_columns).where(
             Attempt.puzzle_id == bindparam("puzzle_id"),
             Attempt.player_id == bindparam("player_id"),
         ),
         # Applied only where the attempt still has the count the actions were checked
         # against: of two concurrent appends, the database lets exactly one through.
-        append=update(Attempt)
-        .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
-        .values(
-            played=bindparam("new_played"),
-            state=bindparam("new_state", type_=JSON),
-            over=bindparam("new_over", type_=Boolean),
-            updated_at=bindparam("now", type_=DateTime(timezone=True)),
+        append=DriverStatement(
+            update(Attempt)
+            .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
+            .values(
+                played=bindparam("new_played"),
+                state=bindparam("new_state", type_=JSON),
+                over=bindparam("new_over", type_=Boolean),
+                updated_at=bindparam("now", type_=DateTime(timezone=True)),
+            ),
+            dialect,
         ),
-        add_actions=insert(AttemptAction).values(
-            attempt_id=bindparam("attempt_id"),
-            position=bindparam("position"),
-            action=bindparam("action", type_=JSON),
+        add_actions=DriverStatement(
+            insert(AttemptAction).values(
+                attempt_id=bindparam("attempt_id"),
+                position=bindparam("position"),
+                action=bindparam("action", type_=JSON),
+            ),
+            dialect,
         ),
         actions_of=select(AttemptAction.action)
         .where(
