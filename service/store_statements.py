@@ -5,17 +5,19 @@ derive the statement's cache key from all of them, on every call: for a run's
 insert that cost more CPU than replaying the run. Statements built once with
 `bindparam` placeholders are compiled once and then only executed.
 
-The three statements of an append (read the attempt, update it, add its
-actions) go further: compiled once for the database's dialect, they run
-straight on the driver's cursor, inside SQLAlchemy's transaction, with
-SQLAlchemy's own conversion of each parameter and column value. Its execution
-path (events, execution context, result wrapping) cost about 0.15 ms of CPU per
+The statements that every append and every run take (read the attempt, update
+it, add its actions; record the player, insert the run) go further: compiled
+once for the database's dialect, they run straight on the driver's cursor,
+inside SQLAlchemy's transaction, with SQLAlchemy's own conversion of each
+parameter and column value and of the driver's errors. Its execution path
+(events, execution context, result wrapping) cost about 0.15 ms of CPU per
 statement, half of what an append costs besides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +33,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.exc import DBAPIError
 
 from service.models import Attempt, AttemptAction, Player, Run
 
@@ -42,6 +45,7 @@ class DriverStatement:
     """A statement compiled once for one dialect, executed on the driver's own cursor."""
 
     def __init__(self, statement: Any, dialect: Dialect) -> None:
+        self.dialect = dialect
         compiled = statement.compile(dialect=dialect)
         self.sql = compiled.string
         self.positions = compiled.positiontup if compiled.positional else None
@@ -50,7 +54,7 @@ class DriverStatement:
             for name, bind in compiled.binds.items()
             if (converter := bind.type.dialect_impl(dialect).bind_processor(dialect)) is not None
         }
-        columns = list(getattr(statement, "selected_columns", []))
+        columns = list(statement.exported_columns)  # a query's columns, or RETURNING's
         self.columns = [column.key for column in columns]
         self.readers = [
             column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
@@ -65,14 +69,25 @@ class DriverStatement:
             return converted
         return [converted[name] for name in self.positions]
 
-    def first(self, connection: Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The first row, by column name, or None."""
+    @contextmanager
+    def _cursor(self, connection: Connection, parameters: Any) -> Iterator[Any]:
+        """The driver's cursor on connection's transaction; the driver's errors become
+        SQLAlchemy's (an IntegrityError is one whatever the database)."""
         cursor = connection.connection.dbapi_connection.cursor()
+        driver_error = self.dialect.loaded_dbapi.Error
         try:
-            cursor.execute(self.sql, self._parameters(values))
-            row = cursor.fetchone()
+            yield cursor
+        except driver_error as error:
+            raise DBAPIError.instance(self.sql, parameters, error, driver_error) from error
         finally:
             cursor.close()
+
+    def first(self, connection: Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row, by column name, or None."""
+        parameters = self._parameters(values)
+        with self._cursor(connection, parameters) as cursor:
+            cursor.execute(self.sql, parameters)
+            row = cursor.fetchone()
         if row is None:
             return None
         return {
@@ -82,26 +97,22 @@ class DriverStatement:
 
     def run(self, connection: Connection, values: Mapping[str, Any]) -> int:
         """Execute once; the number of rows it changed."""
-        cursor = connection.connection.dbapi_connection.cursor()
-        try:
-            cursor.execute(self.sql, self._parameters(values))
+        parameters = self._parameters(values)
+        with self._cursor(connection, parameters) as cursor:
+            cursor.execute(self.sql, parameters)
             return cursor.rowcount
-        finally:
-            cursor.close()
 
     def run_many(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        cursor = connection.connection.dbapi_connection.cursor()
-        try:
-            cursor.executemany(self.sql, [self._parameters(values) for values in rows])
-        finally:
-            cursor.close()
+        parameters = [self._parameters(values) for values in rows]
+        with self._cursor(connection, parameters) as cursor:
+            cursor.executemany(self.sql, parameters)
 
 
 @dataclass(frozen=True)
 class Statements:
-    add_player: Executable  # player_id; an existing player is left as is
+    add_player: DriverStatement  # player_id, now; an existing player is left as is
     name_player: Executable  # player_id, name; the name replaces the stored one
-    insert_run: Executable  # the run's columns but display_name; returns display_name
+    insert_run: DriverStatement  # the run's columns but display_name; returns display_name
     official_run_of: Executable  # puzzle_id, player_id
     attempt_by_id: DriverStatement  # attempt_id
     attempt_of: Executable  # puzzle_id, player_id
@@ -114,31 +125,39 @@ class Statements:
 def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statements:
     """The statements for a database of dialect, whose INSERT ... ON CONFLICT is
     dialect_insert's."""
-    new_player = dialect_insert(Player).values(id=bindparam("player_id"))
+    # Every value is a parameter: the driver's cursor applies no column defaults.
+    new_player = dialect_insert(Player).values(
+        id=bindparam("player_id"), created_at=bindparam("now", type_=DateTime(timezone=True))
+    )
     named = dialect_insert(Player).values(id=bindparam("player_id"), display_name=bindparam("name"))
     attempt_columns = [_ATTEMPT[name] for name in RECORDED_ATTEMPT_COLUMNS]
     return Statements(
-        add_player=new_player.on_conflict_do_nothing(index_elements=["id"]),
+        add_player=DriverStatement(
+            new_player.on_conflict_do_nothing(index_elements=["id"]), dialect
+        ),
         name_player=named.on_conflict_do_update(
             index_elements=["id"], set_={"display_name": named.excluded.display_name}
         ),
-        insert_run=insert(Run)
-        .values(
-            id=bindparam("id"),
-            puzzle_id=bindparam("puzzle_id"),
-            player_id=bindparam("player_id"),
-            actions=bindparam("actions", type_=JSON),
-            score=bindparam("score"),
-            tiebreak=bindparam("tiebreak"),
-            finished=bindparam("finished", type_=Boolean),
-            official=bindparam("official", type_=Boolean),
-            created_at=bindparam("created_at", type_=DateTime(timezone=True)),
-            # The player's name now: a later change of name leaves this run's.
-            display_name=select(Player.display_name)
-            .where(Player.id == bindparam("player_id"))
-            .scalar_subquery(),
-        )
-        .returning(Run.display_name),
+        insert_run=DriverStatement(
+            insert(Run)
+            .values(
+                id=bindparam("id"),
+                puzzle_id=bindparam("puzzle_id"),
+                player_id=bindparam("player_id"),
+                actions=bindparam("actions", type_=JSON),
+                score=bindparam("score"),
+                tiebreak=bindparam("tiebreak"),
+                finished=bindparam("finished", type_=Boolean),
+                official=bindparam("official", type_=Boolean),
+                created_at=bindparam("created_at", type_=DateTime(timezone=True)),
+                # The player's name now: a later change of name leaves this run's.
+                display_name=select(Player.display_name)
+                .where(Player.id == bindparam("player_id"))
+                .scalar_subquery(),
+            )
+            .returning(Run.display_name),
+            dialect,
+        ),
         official_run_of=select(Run.id).where(
             Run.puzzle_id == bindparam("puzzle_id"),
             Run.player_id == bindparam("player_id"),
