@@ -34,6 +34,7 @@ import argparse
 import http.client
 import itertools
 import json
+import math
 import os
 import shutil
 import socket
@@ -44,6 +45,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -101,6 +103,10 @@ class Result:
     p50_ms: float
     p99_ms: float
     failures: int  # non-2xx answers and socket errors
+    requests: int
+    # CPU time the server's processes spent per request: unlike req/s, it holds on a machine
+    # whose cores are shared with other work.
+    cpu_ms: float = math.nan
 
 
 # Load generators
@@ -142,6 +148,7 @@ def wrk(target: Target, seconds: int, connections: int, threads: int, work_dir: 
         summary["p50"] / 1000,
         summary["p99"] / 1000,
         summary["failures"],
+        summary["requests"],
     )
 
 
@@ -170,7 +177,7 @@ class Client:
 def _summary(target: Target, latencies: list[float], failures: int, elapsed: float) -> Result:
     percentiles = statistics.quantiles(latencies, n=100)
     return Result(target, len(latencies) / elapsed, percentiles[49] * 1000,
-                  percentiles[98] * 1000, failures)  # fmt: skip
+                  percentiles[98] * 1000, failures, len(latencies))  # fmt: skip
 
 
 def _run_threads(count: int, drive: Any) -> float:
@@ -223,6 +230,29 @@ def paced_load(target: Target, rate: int, seconds: int, connections: int = 32) -
 
 
 # The servers
+
+
+def server_cpu_seconds(leader: int) -> float:
+    """CPU time (user and system) used so far by a server and its direct children (gunicorn's
+    master and workers), from /proc."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # The command name may hold spaces and parentheses: fields start after the last ')'.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if leader in (int(stat.parent.name), int(fields[1])):
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def with_cpu(server: subprocess.Popen[bytes], run: Callable[[], Any]) -> Any:
+    """run()'s result with the server's CPU milliseconds per request filled in."""
+    before = server_cpu_seconds(server.pid)
+    result = run()
+    spent = server_cpu_seconds(server.pid) - before
+    return replace(result, cpu_ms=spent * 1000 / max(1, result.requests))
 
 
 def wait_until_up(url: str) -> None:
@@ -357,13 +387,16 @@ class AttemptResult:
     p50_ms: float
     p99_ms: float
     failures: int
+    requests: int
+    cpu_ms: float = math.nan
 
 
 def _attempt_summary(name: str, players: int, latencies: list[float], failures: int,
                      actions: int, elapsed: float) -> AttemptResult:
     percentiles = statistics.quantiles(latencies, n=100)
     return AttemptResult(name, players, len(latencies) / elapsed, players * actions / elapsed,
-                         percentiles[49] * 1000, percentiles[98] * 1000, failures)
+                         percentiles[49] * 1000, percentiles[98] * 1000, failures,
+                         len(latencies))
 
 
 def attempts_saturated(port: int, batches: list[list[Any]], seconds: int,
@@ -446,37 +479,50 @@ def measure(tool: str, target: Target, options: argparse.Namespace, work_dir: Pa
 
 def report(results: list[Result], attempts: list[AttemptResult], python_ceiling: Result,
            tool: str) -> None:
-    ceiling = results[0].requests_per_second
+    ceiling = results[0]
     print(f"load from {tool}; paced lines and the attempt path from Python threads")
-    print(f"{'endpoint':<34}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'vs ceiling':>12}{'failed':>8}")
+    print("CPU ms: the server's CPU time per request; CPU vs ceiling: the ceiling's CPU per "
+          "request over this one's (the throughput ratio on cores not shared)")
+    print(f"{'endpoint':<34}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'vs ceiling':>11}"
+          f"{'CPU ms':>8}{'CPU vs ceiling':>15}{'failed':>7}")
     for result in results:
+        ratio = result.requests_per_second / ceiling.requests_per_second
         print(
-            f"{result.target.name:<34}{result.requests_per_second:>9.0f}{result.p50_ms:>9.2f}"
-            f"{result.p99_ms:>9.2f}{result.requests_per_second / ceiling:>11.0%}"
-            f"{result.failures:>8}"
+            f"{result.target.name:<34}{result.requests_per_second:>8.0f}{result.p50_ms:>9.2f}"
+            f"{result.p99_ms:>9.2f}{ratio:>11.0%}"
+            f"{result.cpu_ms:>8.2f}{ceiling.cpu_ms / result.cpu_ms:>15.0%}{result.failures:>7}"
         )
-    python_rate = python_ceiling.requests_per_second
     print(f"\nattempt path (Rallye Raser daily); ceiling from Python threads: "
-          f"{python_rate:.0f} req/s, p50 {python_ceiling.p50_ms:.2f} ms, "
-          f"p99 {python_ceiling.p99_ms:.2f} ms")
-    print(f"{'load':<34}{'players':>8}{'req/s':>9}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-          f"{'vs ceiling':>12}{'failed':>8}")
+          f"{python_ceiling.requests_per_second:.0f} req/s, p50 {python_ceiling.p50_ms:.2f} ms, "
+          f"p99 {python_ceiling.p99_ms:.2f} ms, CPU {python_ceiling.cpu_ms:.2f} ms")
+    print(f"{'load':<34}{'players':>8}{'req/s':>8}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+          f"{'vs ceiling':>11}{'CPU ms':>8}{'CPU vs ceiling':>15}{'failed':>7}")
     for result in attempts:
+        ratio = result.requests_per_second / python_ceiling.requests_per_second
         print(
-            f"{result.name:<34}{result.players:>8}{result.requests_per_second:>9.0f}"
+            f"{result.name:<34}{result.players:>8}{result.requests_per_second:>8.0f}"
             f"{result.actions_per_second:>10.0f}{result.p50_ms:>9.2f}{result.p99_ms:>9.2f}"
-            f"{result.requests_per_second / python_rate:>11.0%}{result.failures:>8}"
+            f"{ratio:>11.0%}{result.cpu_ms:>8.2f}{ceiling.cpu_ms / result.cpu_ms:>15.0%}"
+            f"{result.failures:>7}"
         )
 
 
-def attempt_path(port: int, ceiling: Target, options: argparse.Namespace
-                 ) -> tuple[list[AttemptResult], Result]:
+def attempt_path(servers: list[subprocess.Popen[bytes]], port: int, ceiling: Target,
+                 options: argparse.Namespace) -> tuple[list[AttemptResult], Result]:
     """The ceiling from Python threads, then attempts saturated and at half that rate."""
+    service, ceiling_server = servers
     batches = daily_batches()
-    python_ceiling = python_load(ceiling, options.seconds, options.connections)
-    saturated = attempts_saturated(port, batches, options.seconds, options.connections)
+    python_ceiling = with_cpu(
+        ceiling_server, lambda: python_load(ceiling, options.seconds, options.connections)
+    )
+    saturated = with_cpu(
+        service,
+        lambda: attempts_saturated(port, batches, options.seconds, options.connections),
+    )
     players_per_second = saturated.requests_per_second / 2 / (len(batches) + 1)
-    paced = attempts_paced(port, batches, players_per_second, options.seconds)
+    paced = with_cpu(
+        service, lambda: attempts_paced(port, batches, players_per_second, options.seconds)
+    )
     return [saturated, paced], python_ceiling
 
 
@@ -500,11 +546,18 @@ def main() -> None:
             )
             try:
                 prepared = targets(*ports)
-                results = [measure(tool, target, options, instance) for target in prepared]
+                server_on = dict(zip(ports, servers, strict=True))
+                results = [
+                    with_cpu(server_on[target.port],
+                             lambda target=target: measure(tool, target, options, instance))
+                    for target in prepared
+                ]
                 rate = options.rate or max(1, int(results[-1].requests_per_second / 2))
                 paced = replace(prepared[-1], name=f"POST runs, {rate}/s paced")
-                results.append(paced_load(paced, rate, options.seconds))
-                attempts, python_ceiling = attempt_path(ports[0], prepared[0], options)
+                results.append(
+                    with_cpu(servers[0], lambda: paced_load(paced, rate, options.seconds))
+                )
+                attempts, python_ceiling = attempt_path(servers, ports[0], prepared[0], options)
             finally:
                 for server in servers:
                     server.terminate()

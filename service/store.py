@@ -133,7 +133,7 @@ class Store(AttemptStorage):
         self._reading = sessionmaker(self.engine, expire_on_commit=False)
         self._writing = sessionmaker(self._write_engine, expire_on_commit=False)
         self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
-        self._sql = prepared(self._insert)
+        self._sql = prepared(self._insert, self.engine.dialect)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -262,17 +262,17 @@ class Store(AttemptStorage):
     # Players
 
     def _upsert_player(
-        self, session: Session | Connection, player_id: str, display_name: str | None
+        self, session: Connection, player_id: str, display_name: str | None
     ) -> None:
         if display_name is None:
-            session.execute(self._sql.add_player, {"player_id": player_id})
+            self._sql.add_player.run(session, {"player_id": player_id, "now": utc_now()})
         else:
             session.execute(self._sql.name_player, {"player_id": player_id, "name": display_name})
 
     def upsert_player(self, player_id: str, display_name: str | None = None) -> None:
         """Record the player; a given display name replaces the stored one."""
-        with self._write() as session:
-            self._upsert_player(session, player_id, display_name)
+        with self._write_rows() as connection:
+            self._upsert_player(connection, player_id, display_name)
 
     def display_name(self, player_id: str) -> str | None:
         with self._read() as session:
@@ -347,7 +347,7 @@ class Store(AttemptStorage):
         )
         values = {"id": secrets.token_urlsafe(12), "official": official,
                   "created_at": utc_now(), **fields}
-        name = connection.execute(self._sql.insert_run, values).scalar_one()
+        name = self._sql.insert_run.first(connection, values)["display_name"]
         return RunRecord(**values, display_name=name)
 
     def _has_official_run(

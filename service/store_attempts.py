@@ -12,12 +12,12 @@ without its run.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, RowMapping
+from sqlalchemy import Connection, Engine
 
 from service.models import Attempt, utc_now
 from service.store_statements import RECORDED_ATTEMPT_COLUMNS, Statements
@@ -58,7 +58,7 @@ class AttemptMoved(Exception):  # noqa: N818 - it is an outcome, not a failure
     """Another request appended to the attempt between its reading and this append."""
 
 
-def _attempt_record(row: RowMapping) -> AttemptRecord:
+def _attempt_record(row: Mapping[str, Any]) -> AttemptRecord:
     return AttemptRecord(**{name: row[name] for name in RECORDED_ATTEMPT_COLUMNS})
 
 
@@ -100,7 +100,9 @@ class AttemptStorage:
             return _actions(self, connection, attempt_id, first, stop)
 
     def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
-        return _one_attempt(self, self._sql.attempt_by_id, attempt_id=attempt_id)
+        with self.engine.connect() as connection:
+            found = self._sql.attempt_by_id.first(connection, {"attempt_id": attempt_id})
+            return _attempt_record(found) if found else None
 
     def find_attempt(self: _Storage, puzzle_id: int, player_id: str) -> AttemptRecord | None:
         """The player's attempt of the puzzle, if they started one."""
@@ -152,8 +154,7 @@ class AttemptStorage:
         the player's. AttemptMoved when another request appended first.
         """
         with self._write_rows() as connection:
-            row = connection.execute(self._sql.attempt_by_id, {"attempt_id": attempt_id})
-            found = row.mappings().first()
+            found = self._sql.attempt_by_id.first(connection, {"attempt_id": attempt_id})
             attempt = _attempt_record(found) if found else None
             extension = extend(attempt)
             if attempt is None:
@@ -171,8 +172,8 @@ class AttemptStorage:
         what is stored), if the attempt still has attempt.played actions."""
         played = attempt.played + len(extension.actions)
         result = extension.result
-        changed = connection.execute(
-            self._sql.append,
+        changed = self._sql.append.run(
+            connection,
             {
                 "attempt_id": attempt.id,
                 "expected": attempt.played,
@@ -181,11 +182,11 @@ class AttemptStorage:
                 "new_over": result is not None,
                 "now": utc_now(),
             },
-        ).rowcount
+        )
         if changed != 1:
             raise AttemptMoved(attempt.id)
-        connection.execute(
-            self._sql.add_actions,
+        self._sql.add_actions.run_many(
+            connection,
             [
                 {"attempt_id": attempt.id, "position": position, "action": action}
                 for position, action in enumerate(extension.actions, start=attempt.played)

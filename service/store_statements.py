@@ -4,15 +4,36 @@ Building a statement from literal values makes SQLAlchemy coerce each value and
 derive the statement's cache key from all of them, on every call: for a run's
 insert that cost more CPU than replaying the run. Statements built once with
 `bindparam` placeholders are compiled once and then only executed.
+
+The statements that every append and every run take (read the attempt, update
+it, add its actions; record the player, insert the run) go further: compiled
+once for the database's dialect, they run straight on the driver's cursor,
+inside SQLAlchemy's transaction, with SQLAlchemy's own conversion of each
+parameter and column value and of the driver's errors. Its execution path
+(events, execution context, result wrapping) cost about 0.15 ms of CPU per
+statement, half of what an append costs besides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Executable, bindparam, insert, select, update
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Connection,
+    DateTime,
+    Dialect,
+    Executable,
+    bindparam,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import DBAPIError
 
 from service.models import Attempt, AttemptAction, Player, Run
 
@@ -20,71 +41,155 @@ _ATTEMPT = Attempt.__table__.c
 RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
 
 
+class DriverStatement:
+    """A statement compiled once for one dialect, executed on the driver's own cursor."""
+
+    def __init__(self, statement: Any, dialect: Dialect) -> None:
+        self.dialect = dialect
+        compiled = statement.compile(dialect=dialect)
+        self.sql = compiled.string
+        self.positions = compiled.positiontup if compiled.positional else None
+        self.converters = {
+            name: converter
+            for name, bind in compiled.binds.items()
+            if (converter := bind.type.dialect_impl(dialect).bind_processor(dialect)) is not None
+        }
+        columns = list(statement.exported_columns)  # a query's columns, or RETURNING's
+        self.columns = [column.key for column in columns]
+        self.readers = [
+            column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
+        ]
+
+    def _parameters(self, values: Mapping[str, Any]) -> Any:
+        converted = {
+            name: self.converters[name](value) if name in self.converters else value
+            for name, value in values.items()
+        }
+        if self.positions is None:
+            return converted
+        return [converted[name] for name in self.positions]
+
+    @contextmanager
+    def _cursor(self, connection: Connection, parameters: Any) -> Iterator[Any]:
+        """The driver's cursor on connection's transaction; the driver's errors become
+        SQLAlchemy's (an IntegrityError is one whatever the database)."""
+        cursor = connection.connection.dbapi_connection.cursor()
+        driver_error = self.dialect.loaded_dbapi.Error
+        try:
+            yield cursor
+        except driver_error as error:
+            raise DBAPIError.instance(self.sql, parameters, error, driver_error) from error
+        finally:
+            cursor.close()
+
+    def first(self, connection: Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row, by column name, or None."""
+        parameters = self._parameters(values)
+        with self._cursor(connection, parameters) as cursor:
+            cursor.execute(self.sql, parameters)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        return {
+            key: reader(value) if reader else value
+            for key, reader, value in zip(self.columns, self.readers, row, strict=True)
+        }
+
+    def run(self, connection: Connection, values: Mapping[str, Any]) -> int:
+        """Execute once; the number of rows it changed."""
+        parameters = self._parameters(values)
+        with self._cursor(connection, parameters) as cursor:
+            cursor.execute(self.sql, parameters)
+            return cursor.rowcount
+
+    def run_many(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+        parameters = [self._parameters(values) for values in rows]
+        with self._cursor(connection, parameters) as cursor:
+            cursor.executemany(self.sql, parameters)
+
+
 @dataclass(frozen=True)
 class Statements:
-    add_player: Executable  # player_id; an existing player is left as is
+    add_player: DriverStatement  # player_id, now; an existing player is left as is
     name_player: Executable  # player_id, name; the name replaces the stored one
-    insert_run: Executable  # the run's columns but display_name; returns display_name
+    insert_run: DriverStatement  # the run's columns but display_name; returns display_name
     official_run_of: Executable  # puzzle_id, player_id
-    attempt_by_id: Executable  # attempt_id
+    attempt_by_id: DriverStatement  # attempt_id
     attempt_of: Executable  # puzzle_id, player_id
-    append: Executable  # attempt_id, expected, new_played, new_state, new_over, now
-    add_actions: Executable  # executed with one row per action: attempt_id, position, action
+    append: DriverStatement  # attempt_id, expected, new_played, new_state, new_over, now
+    add_actions: DriverStatement  # one row per action: attempt_id, position, action
     actions_of: Executable  # attempt_id, first, stop: the actions at first..stop-1, in order
     attempt_run: Executable  # attempt_id, new_run_id
 
 
-def prepared(dialect_insert: Callable[[Any], Any]) -> Statements:
-    """The statements for a database whose INSERT ... ON CONFLICT is dialect_insert's."""
-    new_player = dialect_insert(Player).values(id=bindparam("player_id"))
+def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statements:
+    """The statements for a database of dialect, whose INSERT ... ON CONFLICT is
+    dialect_insert's."""
+    # Every value is a parameter: the driver's cursor applies no column defaults.
+    new_player = dialect_insert(Player).values(
+        id=bindparam("player_id"), created_at=bindparam("now", type_=DateTime(timezone=True))
+    )
     named = dialect_insert(Player).values(id=bindparam("player_id"), display_name=bindparam("name"))
     attempt_columns = [_ATTEMPT[name] for name in RECORDED_ATTEMPT_COLUMNS]
     return Statements(
-        add_player=new_player.on_conflict_do_nothing(index_elements=["id"]),
+        add_player=DriverStatement(
+            new_player.on_conflict_do_nothing(index_elements=["id"]), dialect
+        ),
         name_player=named.on_conflict_do_update(
             index_elements=["id"], set_={"display_name": named.excluded.display_name}
         ),
-        insert_run=insert(Run)
-        .values(
-            id=bindparam("id"),
-            puzzle_id=bindparam("puzzle_id"),
-            player_id=bindparam("player_id"),
-            actions=bindparam("actions", type_=JSON),
-            score=bindparam("score"),
-            tiebreak=bindparam("tiebreak"),
-            finished=bindparam("finished", type_=Boolean),
-            official=bindparam("official", type_=Boolean),
-            created_at=bindparam("created_at", type_=DateTime(timezone=True)),
-            # The player's name now: a later change of name leaves this run's.
-            display_name=select(Player.display_name)
-            .where(Player.id == bindparam("player_id"))
-            .scalar_subquery(),
-        )
-        .returning(Run.display_name),
+        insert_run=DriverStatement(
+            insert(Run)
+            .values(
+                id=bindparam("id"),
+                puzzle_id=bindparam("puzzle_id"),
+                player_id=bindparam("player_id"),
+                actions=bindparam("actions", type_=JSON),
+                score=bindparam("score"),
+                tiebreak=bindparam("tiebreak"),
+                finished=bindparam("finished", type_=Boolean),
+                official=bindparam("official", type_=Boolean),
+                created_at=bindparam("created_at", type_=DateTime(timezone=True)),
+                # The player's name now: a later change of name leaves this run's.
+                display_name=select(Player.display_name)
+                .where(Player.id == bindparam("player_id"))
+                .scalar_subquery(),
+            )
+            .returning(Run.display_name),
+            dialect,
+        ),
         official_run_of=select(Run.id).where(
             Run.puzzle_id == bindparam("puzzle_id"),
             Run.player_id == bindparam("player_id"),
             Run.official,
         ),
-        attempt_by_id=select(*attempt_columns).where(Attempt.id == bindparam("attempt_id")),
+        attempt_by_id=DriverStatement(
+            select(*attempt_columns).where(Attempt.id == bindparam("attempt_id")), dialect
+        ),
         attempt_of=select(*attempt_columns).where(
             Attempt.puzzle_id == bindparam("puzzle_id"),
             Attempt.player_id == bindparam("player_id"),
         ),
         # Applied only where the attempt still has the count the actions were checked
         # against: of two concurrent appends, the database lets exactly one through.
-        append=update(Attempt)
-        .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
-        .values(
-            played=bindparam("new_played"),
-            state=bindparam("new_state", type_=JSON),
-            over=bindparam("new_over", type_=Boolean),
-            updated_at=bindparam("now", type_=DateTime(timezone=True)),
+        append=DriverStatement(
+            update(Attempt)
+            .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
+            .values(
+                played=bindparam("new_played"),
+                state=bindparam("new_state", type_=JSON),
+                over=bindparam("new_over", type_=Boolean),
+                updated_at=bindparam("now", type_=DateTime(timezone=True)),
+            ),
+            dialect,
         ),
-        add_actions=insert(AttemptAction).values(
-            attempt_id=bindparam("attempt_id"),
-            position=bindparam("position"),
-            action=bindparam("action", type_=JSON),
+        add_actions=DriverStatement(
+            insert(AttemptAction).values(
+                attempt_id=bindparam("attempt_id"),
+                position=bindparam("position"),
+                action=bindparam("action", type_=JSON),
+            ),
+            dialect,
         ),
         actions_of=select(AttemptAction.action)
         .where(
