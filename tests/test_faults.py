@@ -164,6 +164,7 @@ def test_every_acknowledged_run_survives_a_killed_web_process(
         "RALLY_INSTANCE_PATH": str(instance_path),
         "REDIS_URL": redis_url,
         "RALLY_WRITES_PER_MINUTE": "1000000",
+        "RALLY_NEW_PLAYERS_PER_HOUR": "1000000",  # every submission comes without a cookie
     }
     config = Config.from_env(env)
     upgrade(config.database_url)
