@@ -121,7 +121,7 @@ class Run(Base):
 
 class Attempt(Base):
     """A player's one play of a daily, held by the server: how many actions are played and
-    the state they lead to (the actions are rows of AttemptAction). When the game is over
+    the state they lead to (the actions are rows of AttemptBatch). When the game is over
     it becomes the player's run (`run_id`)."""
 
     __tablename__ = "attempts"
@@ -145,12 +145,13 @@ class Attempt(Base):
     )
 
 
-class AttemptAction(Base):
-    """One action of an attempt. An append adds rows and never rewrites earlier ones, and
-    the key lets no position be played twice."""
+class AttemptBatch(Base):
+    """The actions one append added to an attempt, the first of them at `position`. An
+    append adds one row and never rewrites earlier ones; the key lets no position start
+    two batches."""
 
-    __tablename__ = "attempt_actions"
+    __tablename__ = "attempt_batches"
 
     attempt_id: Mapped[str] = mapped_column(ForeignKey("attempts.id"), primary_key=True)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
-    action: Mapped[Any] = mapped_column(JSON)
+    actions: Mapped[list[Any]] = mapped_column(JSON)

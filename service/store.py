@@ -262,12 +262,13 @@ class Store(AttemptStorage):
     # Players
 
     def _upsert_player(
-        self, session: Connection, player_id: str, display_name: str | None
+        self, connection: Connection, player_id: str, display_name: str | None
     ) -> None:
         if display_name is None:
-            self._sql.add_player.run(session, {"player_id": player_id, "now": utc_now()})
+            self._sql.add_player.run(connection, {"player_id": player_id, "now": utc_now()})
         else:
-            session.execute(self._sql.name_player, {"player_id": player_id, "name": display_name})
+            named = {"player_id": player_id, "name": display_name}
+            connection.execute(self._sql.name_player, named)
 
     def upsert_player(self, player_id: str, display_name: str | None = None) -> None:
         """Record the player; a given display name replaces the stored one."""

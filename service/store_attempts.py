@@ -1,12 +1,12 @@
 """Attempts in the database: a daily played on the server, one action batch at a time.
 
-An append reads the attempt, has the caller check the new actions against it, and
-writes them in one transaction. The write is a conditional UPDATE: it sets the
-new actions only where the attempt still has the number of actions they were
-checked against, so of two concurrent appends the database itself lets exactly
-one through, on SQLite and PostgreSQL alike. The append that ends the game
-stores the player's run in the same transaction, so an attempt is never over
-without its run.
+An append reads the attempt, has the caller check the new actions against it,
+and writes them in one transaction, as one new row of the attempt's batches.
+The write is a conditional UPDATE: it sets the new count and state only where
+the attempt still has the number of actions they were checked against, so of
+two concurrent appends the database itself lets exactly one through, on SQLite
+and PostgreSQL alike. The append that ends the game stores the player's run in
+the same transaction, so an attempt is never over without its run.
 """
 
 from __future__ import annotations
@@ -69,17 +69,15 @@ class _Storage(Protocol):
     _sql: Statements
 
     def _write_rows(self) -> AbstractContextManager[Connection]: ...
-    def _upsert_player(self, session: Connection, player_id: str, name: str | None) -> None: ...
+    def _upsert_player(self, connection: Connection, player_id: str, name: str | None) -> None: ...
     def _store_run(self, connection: Connection, fields: dict[str, Any], official: bool) -> Any: ...
     @property
     def _insert(self) -> Any: ...
 
 
-def _actions(
-    storage: _Storage, connection: Connection, attempt_id: str, first: int, stop: int | None
-) -> list[Any]:
-    params = {"attempt_id": attempt_id, "first": first, "stop": 2**31 - 1 if stop is None else stop}
-    return list(connection.execute(storage._sql.actions_of, params).scalars())
+def _actions(storage: _Storage, connection: Connection, attempt_id: str) -> list[Any]:
+    batches = connection.execute(storage._sql.batches_of, {"attempt_id": attempt_id}).scalars()
+    return [action for batch in batches for action in batch]
 
 
 def _one_attempt(storage: _Storage, statement: Any, **params: Any) -> AttemptRecord | None:
@@ -97,7 +95,7 @@ class AttemptStorage:
     ) -> list[Any]:
         """The attempt's actions at positions first to stop - 1 (to the last by default)."""
         with self.engine.connect() as connection:
-            return _actions(self, connection, attempt_id, first, stop)
+            return _actions(self, connection, attempt_id)[first:stop]
 
     def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
         with self.engine.connect() as connection:
@@ -168,7 +166,7 @@ class AttemptStorage:
     def _append(
         self: _Storage, connection: Connection, attempt: AttemptRecord, extension: Extension
     ) -> AttemptRecord:
-        """Add the extension's actions as new rows and the state after them (never rewriting
+        """Add the extension's actions as a new row and the state after them (never rewriting
         what is stored), if the attempt still has attempt.played actions."""
         played = attempt.played + len(extension.actions)
         result = extension.result
@@ -185,12 +183,9 @@ class AttemptStorage:
         )
         if changed != 1:
             raise AttemptMoved(attempt.id)
-        self._sql.add_actions.run_many(
+        self._sql.add_batch.run(
             connection,
-            [
-                {"attempt_id": attempt.id, "position": position, "action": action}
-                for position, action in enumerate(extension.actions, start=attempt.played)
-            ],
+            {"attempt_id": attempt.id, "position": attempt.played, "actions": extension.actions},
         )
         run_id = None
         if result is not None:
@@ -199,7 +194,7 @@ class AttemptStorage:
                 {
                     "puzzle_id": attempt.puzzle_id,
                     "player_id": attempt.player_id,
-                    "actions": _actions(self, connection, attempt.id, 0, None),
+                    "actions": _actions(self, connection, attempt.id),
                     "score": result.score,
                     "tiebreak": result.tiebreak,
                     "finished": result.finished,

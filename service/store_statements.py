@@ -16,7 +16,7 @@ statement, half of what an append costs besides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +35,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
-from service.models import Attempt, AttemptAction, Player, Run
+from service.models import Attempt, AttemptBatch, Player, Run
 
 _ATTEMPT = Attempt.__table__.c
 RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
@@ -102,11 +102,6 @@ class DriverStatement:
             cursor.execute(self.sql, parameters)
             return cursor.rowcount
 
-    def run_many(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        parameters = [self._parameters(values) for values in rows]
-        with self._cursor(connection, parameters) as cursor:
-            cursor.executemany(self.sql, parameters)
-
 
 @dataclass(frozen=True)
 class Statements:
@@ -117,8 +112,8 @@ class Statements:
     attempt_by_id: DriverStatement  # attempt_id
     attempt_of: Executable  # puzzle_id, player_id
     append: DriverStatement  # attempt_id, expected, new_played, new_state, new_over, now
-    add_actions: DriverStatement  # one row per action: attempt_id, position, action
-    actions_of: Executable  # attempt_id, first, stop: the actions at first..stop-1, in order
+    add_batch: DriverStatement  # attempt_id, position (of its first action), actions
+    batches_of: Executable  # attempt_id: every batch's actions, in order
     attempt_run: Executable  # attempt_id, new_run_id
 
 
@@ -183,21 +178,17 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
             ),
             dialect,
         ),
-        add_actions=DriverStatement(
-            insert(AttemptAction).values(
+        add_batch=DriverStatement(
+            insert(AttemptBatch).values(
                 attempt_id=bindparam("attempt_id"),
                 position=bindparam("position"),
-                action=bindparam("action", type_=JSON),
+                actions=bindparam("actions", type_=JSON),
             ),
             dialect,
         ),
-        actions_of=select(AttemptAction.action)
-        .where(
-            AttemptAction.attempt_id == bindparam("attempt_id"),
-            AttemptAction.position >= bindparam("first"),
-            AttemptAction.position < bindparam("stop"),
-        )
-        .order_by(AttemptAction.position),
+        batches_of=select(AttemptBatch.actions)
+        .where(AttemptBatch.attempt_id == bindparam("attempt_id"))
+        .order_by(AttemptBatch.position),
         attempt_run=update(Attempt)
         .where(Attempt.id == bindparam("attempt_id"))
         .values(run_id=bindparam("new_run_id")),

@@ -34,6 +34,7 @@ OPERATOR_VARIABLES = {
     "POSTGRES_PASSWORD": "not-used-here",
     "RALLY_SECRET_KEY": "deploy-test-secret-key-of-at-least-32-bytes",
     "RALLY_DAILY_KEY": "deploy-test-daily-key-of-at-least-32-bytes",
+    "RALLY_PUBLIC_URL": "https://rally.example.org",
 }
 VARIABLE = re.compile(r"\$\{(\w+)(?::[?-][^}]*)?\}")
 STOP_SECONDS = 30

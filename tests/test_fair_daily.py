@@ -6,9 +6,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import re
+import signal
 import subprocess
 import sys
+import time as time_module
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -35,6 +38,7 @@ from tests.api_fixtures import (
 )
 
 DAY = date(2026, 12, 10)
+KEY = "worker-log-test-key-of-at-least-32-bytes"
 
 
 def at(day: date, hour: int = 12) -> datetime:
@@ -297,3 +301,32 @@ def test_todays_daily_stored_under_older_rules_is_played_under_the_current(
 def todays_puzzle(store: Store, game: str) -> PuzzleRecord:
     return next(p for p in store.daily_puzzles(daily.today())
                 if p.game == game and p.rules_version == GAMES[game].rules_version)
+
+
+def test_a_working_worker_logs_no_seed_of_a_coming_daily(
+    service_env, process_env: dict[str, str], tmp_path
+):
+    """The real `rally worker` plans the coming week and starts solving it: its log names
+    the jobs (by commitment), never a seed."""
+    log_path = tmp_path / "worker.log"
+    env = {**process_env, **{name: value for name, value in os.environ.items()
+                             if name.startswith("RALLY_") or name in ("DATABASE_URL", "REDIS_URL")},
+           "RALLY_DAILY_KEY": KEY}
+    with log_path.open("w") as log:
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time_module.monotonic() + 120
+            while log_path.read_text().count("solve-") < 2:
+                assert time_module.monotonic() < deadline, log_path.read_text()
+                time_module.sleep(0.2)
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(60)
+    logged = log_path.read_text()
+    today = daily.today()
+    for day in daily.upcoming_days(today):
+        for game in GAMES:
+            seed = daily.daily_seed(KEY, game, day)
+            assert seed not in logged
+            assert seed.split("-")[1] not in logged

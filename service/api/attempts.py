@@ -242,18 +242,16 @@ def append_actions(attempt_id: str, body: dict[str, Any]) -> Response:
     played, actions = body["played"], body["actions"]
     name = players.clean_display_name(body.get("name"))
     player = players.current_player_id()
-    puzzles: list[PuzzleRecord] = []
 
     def extend(attempt: AttemptRecord | None) -> Extension | None:
         if attempt is None or attempt.player_id != player:
             raise _not_yours(attempt_id)
-        puzzles.append(puzzle_by_id(attempt.puzzle_id))
-        return _extension(attempt, puzzles[0], played, actions)
+        return _extension(attempt, puzzle_by_id(attempt.puzzle_id), played, actions)
 
     try:
         attempt = services().store.extend_attempt(attempt_id, extend, display_name=name)
     except AttemptMoved:  # another request appended first
-        attempt, _ = _own_attempt(attempt_id)
+        attempt, puzzle = _own_attempt(attempt_id)
         if not _already_applied(attempt, played, actions):
-            raise _conflict(attempt, puzzles[0], played) from None
-    return jsonify(attempt_json(attempt, puzzles[0]))
+            raise _conflict(attempt, puzzle, played) from None
+    return jsonify(attempt_json(attempt, puzzle_by_id(attempt.puzzle_id)))

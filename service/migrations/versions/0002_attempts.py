@@ -47,19 +47,19 @@ def upgrade() -> None:
         ),
     )
     op.create_table(
-        "attempt_actions",
+        "attempt_batches",
         sa.Column("attempt_id", sa.String(length=32), nullable=False),
         sa.Column("position", sa.Integer(), nullable=False),
-        sa.Column("action", sa.JSON(), nullable=False),
+        sa.Column("actions", sa.JSON(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["attempt_id"], ["attempts.id"], name=op.f("fk_attempt_actions_attempt_id_attempts")
+            ["attempt_id"], ["attempts.id"], name=op.f("fk_attempt_batches_attempt_id_attempts")
         ),
-        sa.PrimaryKeyConstraint("attempt_id", "position", name=op.f("pk_attempt_actions")),
+        sa.PrimaryKeyConstraint("attempt_id", "position", name=op.f("pk_attempt_batches")),
     )
 
 
 def downgrade() -> None:
-    op.drop_table("attempt_actions")
+    op.drop_table("attempt_batches")
     op.drop_table("attempts")
     with op.batch_alter_table("runs") as batch:
         batch.drop_column("display_name")
