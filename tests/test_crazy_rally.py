@@ -461,15 +461,16 @@ def last_turn_state(**overrides: Any) -> dict[str, Any]:
     return race_state(turn=13, **overrides)
 
 
-def test_cr20_score_is_distance_plus_two_per_unused_event():
+def test_cr20_the_solo_score_is_distance_plus_one_per_unused_event():
     track = list(TRACK)
     track[13] = FAST
     state = last_turn_state(hand=["B01", "E1", "E2"], speed=5, distance=80, track=track)
     after = GAME.apply(state, drive("B01"))
     assert after["outcome"] == "finished"
-    assert GAME.score(after) == 80 + 6 + 2 * 2
+    assert GAME.score(after) == 80 + 6 + 2 * 1
     assert GAME.tiebreak(after) == 6
-    assert GAME.view(after)["score"] == 90
+    assert GAME.view(after)["score"] == 88
+    assert GAME.view(after)["event_bonus"] == 1
 
 
 def test_cr20_a_crash_on_the_last_card_has_no_score():
