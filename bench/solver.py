@@ -30,6 +30,8 @@ class GameFigures:
     game: str
     optima: Counter = field(default_factory=Counter)
     solve_seconds: list[float] = field(default_factory=list)
+    solve_cpu_seconds: list[float] = field(default_factory=list)  # CPU time: the machine is shared
+    seeds: list[str] = field(default_factory=list)
     independent_seconds: list[float] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)
     greedy_gaps: list[int] = field(default_factory=list)
@@ -47,7 +49,10 @@ def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, in
 
 def measure_seed(figures: GameFigures, seed: str) -> None:
     module = importlib.import_module(SOLVER_MODULES[figures.game])
+    cpu_started = time.process_time()
     result = solve(figures.game, seed)
+    figures.solve_cpu_seconds.append(time.process_time() - cpu_started)
+    figures.seeds.append(seed)
     figures.optima[(result.optimum, result.tiebreak)] += 1
     figures.solve_seconds.append(result.seconds)
     started = time.perf_counter()
@@ -89,6 +94,13 @@ def report(figures: GameFigures) -> None:
     print(
         f"solve seconds: median {statistics.median(solve_s):.3f}  "
         f"p95 {percentile(solve_s, 0.95):.3f}  max {max(solve_s):.3f}"
+    )
+    cpu_s = figures.solve_cpu_seconds
+    slowest = max(range(count), key=cpu_s.__getitem__)
+    print(
+        f"solve CPU seconds: median {statistics.median(cpu_s):.3f}  "
+        f"p95 {percentile(cpu_s, 0.95):.3f}  max {cpu_s[slowest]:.3f} "
+        f"({figures.seeds[slowest]})"
     )
     ratio = statistics.median(indep_s) / max(statistics.median(solve_s), 1e-9)
     print(

@@ -29,7 +29,9 @@ START_PROPERTY = 7  # rule CR-2: maximum speed, manoeuvrability and body strengt
 START_SPEED = 5
 TRACK_LENGTH = 14
 FLAG_CARDS_ON_TOP = 2
-EVENT_BONUS = 2  # rule CR-20: points per unused event card
+# Rule CR-20: points per unused event card in the solo game. The rulebook prints 2
+# for its multi-player race; solo, 2 made the speed events dead cards (see the rule).
+EVENT_BONUS = 1
 MODES = ("accelerate", "brake")
 DRIVE_KEYS = {"type", "card", "mode", "event"}
 
@@ -74,7 +76,7 @@ def has_adjustment(hand: list[str]) -> bool:
 class CrazyRally(Game):
     name = "crazy-rally"
     title = "Crazy Rally"
-    rules_version = "cr-1"
+    rules_version = "cr-2"
     # 3 setup choices + the start of the race + one drive action per track card.
     max_actions = len(ADJUSTMENT_COLOURS) + 1 + TRACK_LENGTH
 
@@ -171,15 +173,26 @@ class CrazyRally(Game):
         state["hand"] = [*state["hand"], *drawn]
         return drawn
 
-    def _begin_turn(self, state: State) -> State:
-        """Rule CR-8: draw one card; rule CR-9: a hand without adjustment cards is replaced."""
-        state = {**state, "redrawn": []}
-        state["drawn"] = self._draw(state, 1)
+    def _draw_checked(self, state: State, count: int) -> tuple[list[str], list[str]]:
+        """Draw count cards, then apply rule CR-9; (cards drawn, cards discarded by CR-9).
+
+        Rule CR-9 follows every draw: while the hand holds no adjustment card it is
+        discarded and as many cards are drawn. After a redraw the cards drawn are
+        the new hand.
+        """
+        drawn = self._draw(state, count)
+        redrawn: list[str] = []
         while not has_adjustment(state["hand"]):
-            state["redrawn"] = [*state["redrawn"], *state["hand"]]
+            redrawn = [*redrawn, *state["hand"]]
             state["discard"] = [*state["discard"], *state["hand"]]
-            count, state["hand"] = len(state["hand"]), []
-            state["drawn"] = self._draw(state, count)
+            hand_size, state["hand"] = len(state["hand"]), []
+            drawn = self._draw(state, hand_size)
+        return drawn, redrawn
+
+    def _begin_turn(self, state: State) -> State:
+        """Rule CR-8: draw one card (and rule CR-9 after it)."""
+        state = dict(state)
+        state["drawn"], state["redrawn"] = self._draw_checked(state, 1)
         return state
 
     # ----- a race turn ------------------------------------------------------------------
@@ -210,9 +223,10 @@ class CrazyRally(Game):
             "distance": state["distance"] + result.speed,
             "turn": turn + 1,
         }
-        # Rule CR-14: cards drawn by an event join the hand for the next turn.
-        event_drawn = self._draw(new, 2) if event_effect == "draw_two" else []
-        new["last"] = self._report(track.id, action, result, event_drawn)
+        # Rule CR-14: cards drawn by an event join the hand for the next turn; rule
+        # CR-9 follows this draw too.
+        event_draw = self._draw_checked(new, 2) if event_effect == "draw_two" else ([], [])
+        new["last"] = self._report(track.id, action, result, event_draw)
         return self._end_turn(new, result)
 
     def _validate_drive(self, state: State, action: dict[str, Any]) -> tuple[str, str | None]:
@@ -237,7 +251,10 @@ class CrazyRally(Game):
 
     @staticmethod
     def _report(
-        track_id: str, action: dict[str, Any], result: TurnResult, event_drawn: list[str]
+        track_id: str,
+        action: dict[str, Any],
+        result: TurnResult,
+        event_draw: tuple[list[str], list[str]],
     ) -> dict[str, Any]:
         """What the last turn did, for the view (the browser explains the turn with it)."""
         return {
@@ -245,7 +262,8 @@ class CrazyRally(Game):
             "card": action["card"],
             "mode": action["mode"],
             "event": action["event"],
-            "event_drawn": event_drawn,
+            "event_drawn": event_draw[0],
+            "event_redrawn": event_draw[1],
             "clamps": result.clamps,
             "purple_damage": result.purple_damage,
             "too_fast": result.too_fast,
@@ -288,7 +306,7 @@ class CrazyRally(Game):
         return state["phase"] == "over"
 
     def score(self, state: State) -> int | None:
-        """Rule CR-20: distance plus 2 per unused event card, only for a finished run."""
+        """Rule CR-20: distance plus EVENT_BONUS per unused event card, only when finished."""
         if state["outcome"] != "finished":
             return None
         return state["distance"] + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
@@ -328,5 +346,6 @@ class CrazyRally(Game):
             "supply_size": len(state["supply"]),
             "discard_size": len(state["discard"]),
             "outcome": state["outcome"],
+            "event_bonus": EVENT_BONUS,
             "score": self.score(state),
         }

@@ -8,10 +8,11 @@ value and purple-ness act identically in the race (their symbols only matter in
 the setup), so cards are merged by kind; event cards are merged by effect.
 
 Every turn is resolved by puzzles.crazy_rally_rules.resolve_turn, the function the
-engine itself uses, and drawing follows the engine's rules CR-8 and CR-9. Rule
-CR-10 (reshuffling the discard pile) is provably never reached: at most
-14 turn draws + 2 x 3 draw-two events + 8 redrawn event cards = 28 of the 46
-supply cards are ever drawn, so the model checks this instead of modelling it.
+engine itself uses, and drawing follows the engine's rules CR-8 and CR-9 (the
+check after every draw, the draw-two event's included). Rule CR-10 (reshuffling
+the discard pile) is provably never reached: at most 14 turn draws + 2 x 3
+draw-two events + 8 redrawn event cards = 28 of the 46 supply cards are ever
+drawn, so the model checks this instead of modelling it.
 """
 
 from __future__ import annotations
@@ -120,19 +121,19 @@ class Race:
         hand.extend(self.supply_kinds[draws : draws + count])
         return draws + count
 
-    def begin_turn(self, hand: list[int], draws: int) -> tuple[Hand, int]:
-        """Rules CR-8 and CR-9: draw one card; replace a hand without adjustment cards."""
-        draws = self.draw(hand, draws, 1)
+    def draw_checked(self, hand: list[int], draws: int, count: int) -> tuple[list[int], int]:
+        """Draw count cards, then rule CR-9: replace a hand without adjustment cards."""
+        draws = self.draw(hand, draws, count)
         while all(is_event(kind) for kind in hand):
-            count = len(hand)
+            hand_size = len(hand)
             hand = []
-            draws = self.draw(hand, draws, count)
-        return tuple(sorted(hand)), draws
+            draws = self.draw(hand, draws, hand_size)
+        return hand, draws
 
     def start(self) -> Node:
-        """The state at the first decision of the race."""
-        hand, draws = self.begin_turn([KIND_OF[c] for c in self.hand], 0)
-        return (0, draws, hand, START_SPEED, self.manoeuvrability, self.body)
+        """The state at the first decision of the race (rule CR-8: after its draw)."""
+        hand, draws = self.draw_checked([KIND_OF[c] for c in self.hand], 0, 1)
+        return (0, draws, tuple(sorted(hand)), START_SPEED, self.manoeuvrability, self.body)
 
     def successors(self, node: Node) -> Iterator[tuple[Move, Node, int]]:
         """Every (move, next state, distance gained) of a turn, merged by card kind.
@@ -158,12 +159,12 @@ class Race:
                 rest.remove(kind)
                 if event is not None:
                     rest.remove(event)
-                next_draws = self.draw(rest, draws, 2) if effect == "draw_two" else draws
-                if last:
-                    next_hand = tuple(sorted(rest))
-                else:
-                    next_hand, next_draws = self.begin_turn(rest, next_draws)
-                state = (turn + 1, next_draws, next_hand, result.speed,
+                next_draws = draws
+                if effect == "draw_two":
+                    rest, next_draws = self.draw_checked(rest, next_draws, 2)
+                if not last:
+                    rest, next_draws = self.draw_checked(rest, next_draws, 1)
+                state = (turn + 1, next_draws, tuple(sorted(rest)), result.speed,
                          result.manoeuvrability, result.body)  # fmt: skip
                 yield (kind, accelerate, event), state, result.speed
 
@@ -207,11 +208,11 @@ class Race:
 def _relaxed_table(
     max_speed: int, manoeuvrability: int, track: tuple[TrackCard, ...]
 ) -> list[dict[tuple[int, int], int]]:
-    """Best distance minus 2 per speed event from each (turn, speed, manoeuvrability).
+    """Best distance minus the bonus per speed event from each (turn, speed, manoeuvrability).
 
     A relaxation of the race: any speed-up or braking value 1..3 is always in hand,
-    speed events are unlimited (each charged the 2 bonus points it would have been
-    worth held), and body strength is ignored.
+    speed events are unlimited (each charged the EVENT_BONUS points it would have
+    been worth held), and body strength is ignored.
     """
     length = len(track)
     table: list[dict[tuple[int, int], int]] = [{} for _ in range(length + 1)]

@@ -3,9 +3,10 @@
 - the greedy player takes, at every step, the legal action whose immediate
   result is best (points so far, then manoeuvrability, then body strength);
 - the heuristic player plays like a careful human: it remembers the track from
-  the test round, sees only its own view, keeps its speed events for the bonus,
-  trades a little distance for manoeuvrability and body strength, and plays a
-  draw-two event only when its hand runs short of adjustment cards.
+  the test round, sees only its own view, plays a speed event only when the turn
+  gains more than the bonus the event is worth held (rule CR-20), trades a
+  little distance for manoeuvrability and body strength, and plays a draw-two
+  event only when its hand runs short of adjustment cards.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections import Counter
 from typing import Any
@@ -77,11 +78,28 @@ def test_cr1_adjustment_cards():
     by_colour = Counter(card.colour for card in ADJUSTMENTS.values())
     assert by_colour == {"blue": 15, "yellow": 15, "purple": 12}
     for card in ADJUSTMENTS.values():
-        assert 1 <= card.speed_up <= 3 and 1 <= card.braking <= 3
         assert 1 <= len(card.symbols) <= 3
         assert set(card.symbols) <= {"tyre", "wheel", "nut"}
+
+
+def test_cr1_only_purple_cards_change_the_speed_by_three():
+    for card in ADJUSTMENTS.values():
         if card.colour == "purple":
             assert (card.speed_up, card.braking) == (3, 3)
+        else:
+            assert card.speed_up in (1, 2) and card.braking in (1, 2)
+    values = {(c.speed_up, c.braking) for c in ADJUSTMENTS.values() if c.colour != "purple"}
+    assert values == {(1, 1), (1, 2), (2, 1), (2, 2)}
+
+
+def test_cr1_cards_with_more_symbols_carry_weaker_speed_values():
+    for colour in ("blue", "yellow"):
+        strength: dict[int, list[int]] = {}
+        for card in ADJUSTMENTS.values():
+            if card.colour == colour:
+                strength.setdefault(len(card.symbols), []).append(card.speed_up + card.braking)
+        assert max(strength[3]) <= min(strength[1])
+        assert sum(strength[3]) / len(strength[3]) < sum(strength[2]) / len(strength[2])
 
 
 def test_cr1_event_cards():
@@ -207,6 +225,54 @@ def test_cr9_a_hand_without_adjustment_cards_is_discarded_and_redrawn():
     assert after["discard"] == [adjustment, events[0], events[1], events[2]]
 
 
+def draw_two_turn(hand_events: list[str], supply: list[str], **overrides: Any) -> dict[str, Any]:
+    """Play B01 with a draw-two event, holding hand_events besides (no other adjustment card)."""
+    state = race_state(
+        hand=["B01", event_of("draw_two"), *hand_events],
+        supply=supply,
+        discard=[],
+        track=track_with(FAST),
+        **overrides,
+    )
+    return GAME.apply(state, drive("B01", "accelerate", event_of("draw_two")))
+
+
+def test_cr9_the_draw_two_events_draw_is_checked_at_once():
+    # Left with a +1 event, the event draws two more events: the three are replaced
+    # before the next turn's draw (which would otherwise have brought Y04).
+    plus, minus, other = event_of("speed_up"), event_of("slow_down"), event_of("draw_two", 1)
+    after = draw_two_turn([plus], [minus, other, "Y01", "Y02", "Y03", "Y04"])
+    assert after["last"]["event_redrawn"] == [plus, minus, other]
+    assert after["last"]["event_drawn"] == ["Y01", "Y02", "Y03"]
+    assert after["hand"] == ["Y01", "Y02", "Y03", "Y04"]
+    assert after["drawn"] == ["Y04"] and after["redrawn"] == []
+
+
+def test_cr9_the_redraw_repeats_until_the_hand_holds_an_adjustment_card():
+    held = event_of("speed_up")
+    only_events = [event_of("slow_down"), event_of("draw_two", 1), event_of("speed_up", 1),
+                   event_of("slow_down", 1), event_of("draw_two", 2)]  # fmt: skip
+    after = draw_two_turn([held], [*only_events, "Y01", "Y02", "Y03", "Y04"])
+    assert after["last"]["event_redrawn"] == [held, *only_events]  # twice three events
+    assert after["last"]["event_drawn"] == ["Y01", "Y02", "Y03"]
+    assert after["hand"] == ["Y01", "Y02", "Y03", "Y04"]
+
+
+def test_cr9_a_draw_with_an_adjustment_card_keeps_the_hand():
+    plus = event_of("speed_up")
+    after = draw_two_turn([plus], ["Y01", event_of("slow_down"), "Y02"])
+    assert after["last"]["event_redrawn"] == []
+    assert after["hand"] == [plus, "Y01", event_of("slow_down"), "Y02"]
+
+
+def test_cr9_cr20_the_last_turns_event_draw_is_checked_and_discarded_events_score_nothing():
+    plus, minus, other = event_of("speed_up"), event_of("slow_down"), event_of("draw_two", 1)
+    after = draw_two_turn([plus], [minus, other, "Y01", "Y02", "Y03"], turn=13, distance=80)
+    assert after["outcome"] == "finished"
+    assert after["hand"] == ["Y01", "Y02", "Y03"]
+    assert GAME.score(after) == after["distance"]  # the three events went to the discard pile
+
+
 def test_cr10_an_empty_supply_is_replaced_by_the_shuffled_discard_pile():
     state = race_state(hand=["B01", "B02"], supply=[], discard=["Y05", "Y06", "P01"])
     after = GAME.apply(state, drive("B01"))
@@ -217,17 +283,32 @@ def test_cr10_an_empty_supply_is_replaced_by_the_shuffled_discard_pile():
 
 
 # ----- CR-11 .. CR-14 playing cards ---------------------------------------------------------------
+def blue(speed_up: int | None = None, braking: int | None = None) -> str:
+    """The id of the first blue card with the given speed-up and braking values."""
+    return next(
+        card.id
+        for card in ADJUSTMENTS.values()
+        if card.colour == "blue"
+        and speed_up in (None, card.speed_up)
+        and braking in (None, card.braking)
+    )
+
+
+def event_of(effect: str, nth: int = 0) -> str:
+    return [e.id for e in EVENTS.values() if e.effect == effect][nth]
+
+
 def test_cr11_accelerate_by_speed_up_or_brake_by_braking():
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 2)
+    card = ADJUSTMENTS[blue(speed_up=2)]
     state = race_state(hand=[card.id], speed=5, track=track_with(FAST))
     assert GAME.apply(state, drive(card.id))["speed"] == 7
     assert GAME.apply(state, drive(card.id, "brake"))["speed"] == 5 - card.braking
 
 
 def test_cr11_speed_never_drops_below_zero():
-    card = next(c for c in ADJUSTMENTS.values() if c.braking == 3 and c.colour != "purple")
-    state = race_state(hand=[card.id], speed=1, track=track_with(FAST))
-    assert GAME.apply(state, drive(card.id, "brake"))["speed"] == 0
+    card = blue(braking=2)
+    state = race_state(hand=[card], speed=1, track=track_with(FAST))
+    assert GAME.apply(state, drive(card, "brake"))["speed"] == 0
 
 
 def test_cr11_playing_one_adjustment_card_from_the_hand_is_compulsory():
@@ -250,29 +331,45 @@ def test_cr12_purple_cards_cost_one_body_either_way():
     assert (braked["body"], braked["speed"], braked["last"]["purple_damage"]) == (6, 2, 1)
 
 
+def car_with_maximum(maximum: int, **overrides: Any) -> dict[str, Any]:
+    state = race_state(track=track_with(FAST), **overrides)
+    return {**state, "car": {**state["car"], "max_speed": maximum}}
+
+
 def test_cr13_speed_above_the_maximum_becomes_the_maximum_and_costs_one_body():
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 3)
-    state = race_state(hand=[card.id], speed=6, body=7, track=track_with(FAST))
-    state["car"] = {**state["car"], "max_speed": 8}
-    after = GAME.apply(state, drive(card.id))
+    state = car_with_maximum(8, hand=[blue(speed_up=2)], speed=7, body=7)
+    after = GAME.apply(state, drive(blue(speed_up=2)))
     assert (after["speed"], after["body"], after["last"]["clamps"]) == (8, 6, 1)
 
 
 def test_cr13_a_plus_one_event_over_the_maximum_is_clamped_too():
-    plus = next(e.id for e in EVENTS.values() if e.effect == "speed_up")
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 3)
-    state = race_state(hand=[card.id, plus], speed=5, body=7, track=track_with(FAST))
-    state["car"] = {**state["car"], "max_speed": 8}
-    after = GAME.apply(state, drive(card.id, "accelerate", plus))
+    card, plus = blue(speed_up=2), event_of("speed_up")
+    state = car_with_maximum(8, hand=[card, plus], speed=6, body=7)  # the card reaches 8
+    after = GAME.apply(state, drive(card, "accelerate", plus))
     assert (after["speed"], after["body"], after["last"]["clamps"]) == (8, 6, 1)
+
+
+def test_cr13_card_and_plus_one_event_both_over_the_maximum_cost_two_body():
+    card, plus = blue(speed_up=2), event_of("speed_up")
+    state = car_with_maximum(8, hand=[card, plus], speed=7, body=7)
+    after = GAME.apply(state, drive(card, "accelerate", plus))  # 9 -> 8, then 9 -> 8
+    assert (after["speed"], after["body"], after["last"]["clamps"]) == (8, 5, 2)
+
+
+def test_cr12_cr13_a_purple_card_and_a_plus_one_event_over_the_maximum_cost_three_body():
+    plus = event_of("speed_up")
+    state = car_with_maximum(8, hand=["P01", plus], speed=7, body=7)
+    after = GAME.apply(state, drive("P01", "accelerate", plus))
+    assert (after["speed"], after["body"]) == (8, 7 - 1 - 2)
+    assert (after["last"]["purple_damage"], after["last"]["clamps"]) == (1, 2)
 
 
 @pytest.mark.parametrize(("effect", "speed"), [("speed_up", 8), ("slow_down", 6)])
 def test_cr14_speed_events_change_the_speed_by_one(effect: str, speed: int):
-    event = next(e.id for e in EVENTS.values() if e.effect == effect)
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 2)
-    state = race_state(hand=[card.id, event], speed=5, track=track_with(FAST))
-    after = GAME.apply(state, drive(card.id, "accelerate", event))
+    event = event_of(effect)
+    card = blue(speed_up=2)
+    state = race_state(hand=[card, event], speed=5, track=track_with(FAST))
+    after = GAME.apply(state, drive(card, "accelerate", event))
     assert after["speed"] == speed
     assert event not in after["hand"] and event in after["discard"]
 
@@ -297,40 +394,40 @@ def test_cr14_an_event_must_be_in_the_hand():
 # ----- CR-15 .. CR-19 the track card -------------------------------------------------------------
 def test_cr15_too_fast_on_a_white_card_costs_difficulty_plus_excess():
     track = first_track("white", speed=6, difficulty=3)
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 3)
-    state = race_state(hand=[card.id], speed=5, manoeuvrability=9, track=track_with(track))
-    after = GAME.apply(state, drive(card.id))  # speed 8 on a 6: excess 2
+    card = blue(speed_up=2)
+    state = race_state(hand=[card], speed=6, manoeuvrability=9, track=track_with(track))
+    after = GAME.apply(state, drive(card))  # speed 8 on a 6: excess 2
     assert (after["speed"], after["manoeuvrability"], after["distance"]) == (6, 9 - 3 - 2, 6)
     assert after["last"]["too_fast"] == 2
 
 
 def test_cr15_at_or_below_the_white_value_nothing_happens():
     track = first_track("white", speed=6, difficulty=3)
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 1)
-    state = race_state(hand=[card.id], speed=5, manoeuvrability=9, track=track_with(track))
-    after = GAME.apply(state, drive(card.id))
+    card = blue(speed_up=1)
+    state = race_state(hand=[card], speed=5, manoeuvrability=9, track=track_with(track))
+    after = GAME.apply(state, drive(card))
     assert (after["speed"], after["manoeuvrability"]) == (6, 9)
 
 
 def test_cr16_too_slow_on_a_red_card_costs_difficulty_plus_shortfall():
     track = first_track("red", speed=6)
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.braking == 3)
-    state = race_state(hand=[card.id], speed=5, manoeuvrability=9, track=track_with(track))
-    after = GAME.apply(state, drive(card.id, "brake"))  # speed 2 on a red 6
+    card = blue(braking=2)
+    state = race_state(hand=[card], speed=4, manoeuvrability=9, track=track_with(track))
+    after = GAME.apply(state, drive(card, "brake"))  # speed 2 on a red 6
     difficulty = TRACK[track].difficulty
     assert (after["speed"], after["manoeuvrability"]) == (6, 9 - difficulty - 4)
     assert after["last"]["too_slow"] == 4
-    faster = GAME.apply({**state, "speed": 9}, drive(card.id, "brake"))  # 6: not too slow
+    faster = GAME.apply({**state, "speed": 8}, drive(card, "brake"))  # 6: not too slow
     assert (faster["speed"], faster["manoeuvrability"]) == (6, 9)
 
 
 def test_cr17_below_zero_manoeuvrability_is_a_crash():
     track = first_track("white", speed=4)
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 3)
+    card = blue(speed_up=2)
     state = race_state(
-        hand=[card.id], speed=5, manoeuvrability=2, body=9, track=track_with(track), distance=10
+        hand=[card], speed=6, manoeuvrability=2, body=9, track=track_with(track), distance=10
     )
-    after = GAME.apply(state, drive(card.id))  # 8 on a 4: loses 3 + 4
+    after = GAME.apply(state, drive(card))  # 8 on a 4: loses 3 + 4
     assert (after["speed"], after["manoeuvrability"]) == (0, state["car"]["manoeuvrability"])
     assert after["body"] == 9 - TRACK[track].damage
     assert after["distance"] == 10  # a crash covers no distance
@@ -339,10 +436,10 @@ def test_cr17_below_zero_manoeuvrability_is_a_crash():
 
 def test_cr17_exactly_zero_manoeuvrability_is_no_crash():
     track = first_track("white", speed=4)
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 1)
+    card = blue(speed_up=1)
     loss = TRACK[track].difficulty + 2
-    state = race_state(hand=[card.id], speed=5, manoeuvrability=loss, track=track_with(track))
-    after = GAME.apply(state, drive(card.id))
+    state = race_state(hand=[card], speed=5, manoeuvrability=loss, track=track_with(track))
+    after = GAME.apply(state, drive(card))
     assert (after["speed"], after["manoeuvrability"]) == (4, 0)
 
 
@@ -354,9 +451,9 @@ def test_cr18_body_zero_or_less_eliminates_the_car():
 
 
 def test_cr19_the_speed_after_the_track_card_is_added_to_the_distance():
-    card = next(c for c in ADJUSTMENTS.values() if c.colour == "blue" and c.speed_up == 2)
-    state = race_state(hand=[card.id], speed=5, distance=20, track=track_with(FAST))
-    assert GAME.apply(state, drive(card.id))["distance"] == 27
+    card = blue(speed_up=2)
+    state = race_state(hand=[card], speed=5, distance=20, track=track_with(FAST))
+    assert GAME.apply(state, drive(card))["distance"] == 27
 
 
 # ----- CR-20 end and score ---------------------------------------------------------------------
@@ -364,15 +461,16 @@ def last_turn_state(**overrides: Any) -> dict[str, Any]:
     return race_state(turn=13, **overrides)
 
 
-def test_cr20_score_is_distance_plus_two_per_unused_event():
+def test_cr20_the_solo_score_is_distance_plus_one_per_unused_event():
     track = list(TRACK)
     track[13] = FAST
     state = last_turn_state(hand=["B01", "E1", "E2"], speed=5, distance=80, track=track)
     after = GAME.apply(state, drive("B01"))
     assert after["outcome"] == "finished"
-    assert GAME.score(after) == 80 + 6 + 2 * 2
+    assert GAME.score(after) == 80 + 6 + 2 * 1
     assert GAME.tiebreak(after) == 6
-    assert GAME.view(after)["score"] == 90
+    assert GAME.view(after)["score"] == 88
+    assert GAME.view(after)["event_bonus"] == 1
 
 
 def test_cr20_a_crash_on_the_last_card_has_no_score():
@@ -421,6 +519,48 @@ def test_cr21_malformed_actions_are_refused(junk: Any):
     state = race_state(hand=["B01", "E1"])
     with pytest.raises(IllegalAction):
         GAME.apply(state, junk)
+
+
+# Values whose JSON form is not the contract's: a bool is an int subclass in Python and
+# 2.0 == 2, so only a type check tells them from what the contract expects.
+NOT_A_STRING = [True, False, 0, 1, 2.0, 1.5, ["B01"], {"id": "B01"}]
+
+
+@pytest.mark.parametrize("value", NOT_A_STRING)
+@pytest.mark.parametrize(
+    ("phase_state", "action", "field", "rule"),
+    [
+        ("setup", {"type": "apply", "card": None}, "card", "CR-4"),
+        ("setup", {"type": None}, "type", "CR-21"),
+        ("preview", {"type": None}, "type", "CR-21"),
+        ("race", drive("B01"), "type", "CR-21"),
+        ("race", drive("B01"), "card", "CR-11"),
+        ("race", drive("B01"), "mode", "CR-11"),
+        ("race", drive("B01", "accelerate", "E1"), "event", "CR-14"),
+    ],
+)
+def test_cr21_a_field_of_the_wrong_json_type_is_refused_naming_the_rule(
+    value: Any, phase_state: str, action: dict[str, Any], field: str, rule: str
+):
+    states = {
+        "setup": GAME.new_game(SEED),
+        "preview": GAME.replay(SEED, setup_actions(SEED)),
+        "race": race_state(hand=["B01", "E1"]),
+    }
+    state = states[phase_state]
+    before = copy.deepcopy(state)
+    with pytest.raises(IllegalAction, match=rule):
+        GAME.apply(state, {**action, field: value})
+    assert state == before
+
+
+def test_cr21_every_legal_action_is_plain_json_of_strings():
+    state = GAME.new_game(SEED)
+    while not GAME.is_over(state):
+        for action in GAME.legal_actions(state):
+            assert json.loads(json.dumps(action)) == action
+            assert all(type(v) is str or v is None for v in action.values())
+        state = GAME.apply(state, GAME.legal_actions(state)[-1])
 
 
 # ----- properties over random runs ------------------------------------------------------------

@@ -9,6 +9,7 @@ from functools import cache
 import pytest
 
 from puzzles import get_game
+from puzzles.crazy_rally import EVENT_BONUS
 from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS, TRACK
 from solver import solve
 from solver.crazy_rally import (
@@ -142,7 +143,7 @@ def test_upper_bound_counts_every_event_held_after_the_last_card():
     # The last card drawn was an event: no draw is left to bring another one.
     draws = 1 + next(i for i, card in enumerate(race.supply) if card in EVENTS and i >= 14)
     finished = (14, draws, (KIND_OF["B01"], *sorted(KIND_OF[e] for e in EVENTS)), 6, 3, 2)
-    assert race.upper_bound(finished) == finish_bonus(finished) == 16
+    assert race.upper_bound(finished) == finish_bonus(finished) == 8 * EVENT_BONUS
 
 
 @pytest.mark.parametrize("seed", ["short-0", "short-1", "short-2", "short-3"])
@@ -184,25 +185,56 @@ def adjustment(speed_up: int, braking: int) -> str:
     )
 
 
-def test_overspeed_is_a_free_brake_on_a_two_card_track():
-    """Track: white 11, then white 6 (difficulty 1); hand 3/2 and a +1 event; car maximum 8.
+def event_of(effect: str, nth: int = 0) -> str:
+    return [e.id for e in EVENTS.values() if e.effect == effect][nth]
 
-    Turn 1: accelerate 3 to speed 8 (the car's maximum), 8 points. Turn 2: any card;
-    on the white 6 the speed falls to 6 at a cost of at most 1 + 2 manoeuvrability
-    (7 available, no crash): 6 points. The event stays in hand: +2. Nothing beats
-    8 + 6 + 2 = 16, and the final speed on a white 6 is at most 6.
+
+def test_overspeed_is_a_free_brake_on_a_two_card_track():
+    """Track: white 11, then white 6 (difficulty 1); hand 2/2 and a +1 event; car maximum 7.
+
+    Turn 1: accelerate 2 to speed 7, the car's maximum (the +1 event would only be
+    clamped): 7 points. Turn 2 draws another 2/2: braking to 5 scores 5, while
+    accelerating is clamped to 7 (1 body) and the white 6 cuts it to 6 for
+    1 + 1 manoeuvrability: 6 points. The event stays in hand. Nothing beats
+    7 + 6 + the bonus, and the final speed on a white 6 is at most 6.
     """
-    plus = next(e.id for e in EVENTS.values() if e.effect == "speed_up")
+    card = adjustment(2, 2)
     race = short_race(
         [white(11), white(6, 1)],
-        [adjustment(3, 2), plus],
-        [adjustment(1, 1), adjustment(2, 2), adjustment(3, 3)],
+        [card, event_of("speed_up")],
+        [adjustment(2, 2), adjustment(1, 1), adjustment(1, 2)],
+        max_speed=7,
     )
     found = best_run([race])
     assert found is not None
-    assert (found.score, found.tiebreak) == (16, 6)
-    assert found.moves[0] == (KIND_OF[adjustment(3, 2)], True, None)
-    assert best_first([race]) == (16, 6)
+    assert (found.score, found.tiebreak) == (7 + 6 + EVENT_BONUS, 6)
+    assert found.moves == [(KIND_OF[card], True, None), (KIND_OF[card], True, None)]
+    assert best_first([race]) == (7 + 6 + EVENT_BONUS, 6)
+
+
+def test_a_draw_two_event_on_the_last_card_can_cost_the_held_events():
+    """Rule CR-9 after the event's draw: one white 11, car maximum 6.
+
+    The hand after the turn's draw: a 1/1 card, draw-two, +1 and -1. Playing
+    draw-two brings two more events: four events and no adjustment card, so the
+    hand is replaced by four adjustment cards and no event is left (6 points).
+    Holding the three events scores 6 + 3 bonuses (+1 is useless at the maximum).
+    """
+    race = short_race(
+        [white(11)],
+        [adjustment(1, 1), event_of("draw_two"), event_of("speed_up")],
+        [event_of("slow_down"), event_of("speed_up", 1), event_of("slow_down", 1),
+         *(adjustment(*values) for values in [(2, 2), (1, 1), (1, 2), (2, 1)])],
+        max_speed=6,
+    )  # fmt: skip
+    found = best_run([race])
+    assert found is not None
+    assert (found.score, found.tiebreak) == (6 + 3 * EVENT_BONUS, 6)
+    assert found.moves == [(KIND_OF[adjustment(1, 1)], True, None)]
+    assert best_first([race]) == (6 + 3 * EVENT_BONUS, 6)
+    draw_two = KIND_OF[event_of("draw_two")]
+    after = [child for move, child, _ in race.successors(race.start()) if move[2] == draw_two]
+    assert after and all(finish_bonus(child) == 0 for child in after)
 
 
 def test_a_crash_on_the_last_card_is_avoided():
