@@ -19,6 +19,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from puzzles import GAMES, Game, IllegalAction, State
 from service import daily, players
+from service.action_forms import action_schema
 from service.config import Config
 from service.openapi import Api, ApiError, PathParam
 from service.openapi import Response as Answer
@@ -100,6 +101,7 @@ RUN_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
 ACTIONS = {
     "type": "array",
     "maxItems": LONGEST_RUN,
+    "items": action_schema(),
     "description": "Actions as the legal_actions lists give them, in order "
     "(at most the game's max_actions)",
 }
