@@ -39,6 +39,8 @@ ERROR_DESCRIPTIONS = {
     413: "The request body is larger than the documented limit",
     422: "An illegal run: the answer names the action index and the rule broken",
     429: "Too many requests: wait the number of seconds in Retry-After",
+    503: "The database stayed locked by another writer for a few seconds: nothing was done; "
+    "retry after the seconds in Retry-After",
 }
 
 ERROR_SCHEMA: Schema = {
@@ -49,7 +51,7 @@ ERROR_SCHEMA: Schema = {
         "status": {"type": "integer", "description": "The HTTP status code"},
         "index": {"type": "integer", "description": "422: the index of the illegal action"},
         "reason": {"type": "string", "description": "422: the rule the action broke"},
-        "retry_after": {"type": "integer", "description": "429: seconds to wait"},
+        "retry_after": {"type": "integer", "description": "429 and 503: seconds to wait"},
     },
 }
 
@@ -222,7 +224,8 @@ def _error_responses(statuses: Iterable[int]) -> dict[int, Response]:
     error_ref = {"$ref": "#/components/schemas/Error"}
     responses = {}
     for status in statuses:
-        headers = {"Retry-After": "Seconds until a new request is allowed"} if status == 429 else {}
+        retry = status in (429, 503)
+        headers = {"Retry-After": "Seconds until a new request is allowed"} if retry else {}
         responses[status] = Response(ERROR_DESCRIPTIONS[status], error_ref, headers)
     return responses
 
@@ -261,7 +264,8 @@ class Api:
         is read, validated and passed to the view as `body`.
         """
         params = tuple(self.params[name] for name in _FLASK_PLACEHOLDER.findall(rule))
-        error_statuses = set(errors) | {param.invalid_status for param in params}
+        # A route that reads or writes the database may find it locked: a 503 to retry.
+        error_statuses = set(errors) | {param.invalid_status for param in params} | {503}
         if body is not None:
             error_statuses |= {400, 413}
 

@@ -5,11 +5,18 @@ hold no session. Each write is one short transaction committed before the
 function returns (an acknowledged run is on disk). On SQLite, write
 transactions start with BEGIN IMMEDIATE so that concurrent processes queue for
 the write lock instead of failing when a read turns into a write.
+
+A statement waits at most LOCK_WAIT_MS for a lock another connection holds (SQLite's
+busy_timeout, PostgreSQL's lock_timeout), then the store raises DatabaseBusy, which the
+API answers as a 503 with Retry-After: a stuck writer costs a request a few seconds,
+not a web worker for as long as the lock lasts. Reads never wait for writers (SQLite
+runs in WAL mode).
 """
 
 from __future__ import annotations
 
 import secrets
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -20,17 +27,44 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.models import Player, Puzzle, Run
 
 # Execution option that marks a connection as opened for writing (SQLite: BEGIN IMMEDIATE).
 _WRITE_OPTION = "rally_write"
-# How long (ms) a SQLite writer waits for another process's write lock before failing.
-SQLITE_BUSY_TIMEOUT_MS = 15_000
+# How long (ms) a statement waits for a lock held by another connection before DatabaseBusy.
+LOCK_WAIT_MS = 3_000
+# What a client is told to wait before retrying after DatabaseBusy.
+BUSY_RETRY_AFTER_SECONDS = 2
+# PostgreSQL's SQLSTATE for lock_timeout expiring (lock_not_available).
+_PG_LOCK_NOT_AVAILABLE = "55P03"
 LEADERBOARD_SIZE = 100
 _INSERT_BY_DIALECT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+
+
+class DatabaseBusy(Exception):  # noqa: N818 - a state, not a programming error
+    """Another connection held a lock longer than LOCK_WAIT_MS: nothing was done; retry."""
+
+
+def _is_lock_wait(error: OperationalError) -> bool:
+    """True when error is a lock wait given up (SQLite busy or locked, PostgreSQL 55P03)."""
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return getattr(error.orig, "sqlstate", None) == _PG_LOCK_NOT_AVAILABLE
+
+
+@contextmanager
+def _lock_waits_bounded() -> Iterator[None]:
+    """Turns a lock wait given up inside the block into DatabaseBusy."""
+    try:
+        yield
+    except OperationalError as error:
+        if _is_lock_wait(error):
+            raise DatabaseBusy(str(error.orig)) from error
+        raise
 
 
 def _aware(moment: datetime) -> datetime:
@@ -102,7 +136,7 @@ def _configure_sqlite(engine: Engine) -> None:
         # The driver's own transaction handling is switched off; `on_begin` starts them.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout = {LOCK_WAIT_MS}")
         cursor.execute("PRAGMA journal_mode = WAL")
         # In WAL mode NORMAL loses nothing when a process dies, only on power loss.
         cursor.execute("PRAGMA synchronous = NORMAL")
@@ -126,7 +160,8 @@ def make_engine(database_url: str, writing: bool = False) -> Engine:
         raise ValueError(f"unsupported database {backend!r}: use sqlite or postgresql")
     if backend == "sqlite" and url.database:
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url)
+    connect_args = {"options": f"-c lock_timeout={LOCK_WAIT_MS}"} if backend == "postgresql" else {}
+    engine = create_engine(url, connect_args=connect_args)
     if backend == "sqlite":
         _configure_sqlite(engine)
     return engine.execution_options(**{_WRITE_OPTION: True}) if writing else engine
@@ -154,12 +189,12 @@ class Store:
 
     @contextmanager
     def _read(self) -> Iterator[Session]:
-        with self._reading() as session, session.begin():
+        with _lock_waits_bounded(), self._reading() as session, session.begin():
             yield session
 
     @contextmanager
     def _write(self) -> Iterator[Session]:
-        with self._writing() as session, session.begin():
+        with _lock_waits_bounded(), self._writing() as session, session.begin():
             yield session
 
     # Puzzles
