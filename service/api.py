@@ -25,7 +25,7 @@ from service.openapi import Api, ApiError, PathParam
 from service.openapi import Response as Answer
 from service.queue import request_solve
 from service.ratelimit import RateLimiter
-from service.store import PuzzleRecord, RunRecord, Store
+from service.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RunRecord, Store
 
 API_VERSION = "1"
 # Cache lifetimes of daily GETs: short while a puzzle may still change (pending).
@@ -248,6 +248,54 @@ LEADERBOARD = api.schema(
                 },
             },
             "players": {"type": "integer", "description": "Players with any run of it"},
+        },
+    },
+)
+HISTORY = api.schema(
+    "History",
+    {
+        "type": "object",
+        "required": ["runs", "next"],
+        "properties": {
+            "runs": {
+                "type": "array",
+                "maxItems": HISTORY_PAGE,
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "id",
+                        "game",
+                        "seed",
+                        "date",
+                        "number",
+                        "score",
+                        "tiebreak",
+                        "finished",
+                        "official",
+                        "created_at",
+                    ],
+                    "properties": {
+                        "id": RUN_ID,
+                        "game": GAME_NAME,
+                        "seed": {
+                            **SEED,
+                            "type": ["string", "null"],
+                            "description": "Null for a daily whose day is not over",
+                        },
+                        "date": {"type": ["string", "null"], "format": "date"},
+                        "number": NULLABLE_INT,
+                        "score": NULLABLE_INT,
+                        "tiebreak": {"type": "integer"},
+                        "finished": {"type": "boolean"},
+                        "official": {"type": "boolean"},
+                        "created_at": {"type": "string", "format": "date-time"},
+                    },
+                },
+            },
+            "next": {
+                "type": ["string", "null"],
+                "description": "The `before` of the next page; null on the last",
+            },
         },
     },
 )
@@ -629,18 +677,55 @@ def _ranked(entries: list[RunRecord]) -> list[dict[str, Any]]:
     errors=[404],
 )
 def get_leaderboard(game: str, seed: str) -> Response:
-    """The official runs of a puzzle, best first, and how many reached each score."""
-    store = services().store
+    """The official runs of a puzzle, best first, and how many reached each score (as of at
+    most a second ago)."""
     puzzle = _stored_puzzle(game, seed)
-    histogram = store.score_histogram(puzzle.id)
+    standings = services().store.standings(puzzle.id)
     return jsonify(
         {
             "puzzle": puzzle.to_json(),
-            "entries": _ranked(store.leaderboard(puzzle.id)),
-            "histogram": [{"score": s, "count": n} for s, n in histogram.items()],
-            "players": store.player_count(puzzle.id),
+            "entries": _ranked(standings.entries),
+            "histogram": [{"score": s, "count": n} for s, n in standings.histogram.items()],
+            "players": standings.players,
         }
     )
+
+
+def _history_json(played: PlayedRun) -> dict[str, Any]:
+    puzzle = played.puzzle
+    secret = puzzle.daily_date is not None and puzzle.daily_date >= daily.today()
+    return {
+        "id": played.id,
+        "game": puzzle.game,
+        "seed": None if secret else puzzle.seed,
+        "date": puzzle.daily_date.isoformat() if puzzle.daily_date else None,
+        "number": puzzle.number,
+        "score": played.score,
+        "tiebreak": played.tiebreak,
+        "finished": played.finished,
+        "official": played.official,
+        "created_at": played.created_at.isoformat(),
+    }
+
+
+@api.route(
+    "/players/me/runs",
+    "GET",
+    summary="The caller's runs",
+    responses={200: Answer("The caller's runs, newest first, a page at a time", HISTORY)},
+    errors=[404],
+)
+def get_my_runs() -> Response:
+    """The runs of the player in the request's cookie, newest first, 50 a page (none without
+    a cookie). `?before=<id>` gives the page after the run `id`; `next` is that id for the
+    following page, null on the last. A daily's seed shows once its day is over."""
+    player = players.current_player_id()
+    before = request.args.get("before")
+    page = [] if player is None else services().store.player_history(player, before)
+    if page is None:
+        raise ApiError(404, f"no run {before!r} of yours")
+    following = page[-1].id if len(page) == HISTORY_PAGE else None
+    return jsonify({"runs": [_history_json(run) for run in page], "next": following})
 
 
 def _solution_json(puzzle: PuzzleRecord) -> dict[str, Any]:

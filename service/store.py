@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -24,13 +25,13 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import Engine, create_engine, event, func, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.models import Player, Puzzle, Run
+from service.models import Player, PlayerCount, Puzzle, Run, ScoreCount
 
 # Execution option that marks a connection as opened for writing (SQLite: BEGIN IMMEDIATE).
 _WRITE_OPTION = "rally_write"
@@ -41,6 +42,12 @@ BUSY_RETRY_AFTER_SECONDS = 2
 # PostgreSQL's SQLSTATE for lock_timeout expiring (lock_not_available).
 _PG_LOCK_NOT_AVAILABLE = "55P03"
 LEADERBOARD_SIZE = 100
+# How long a store keeps a puzzle's standings: a popular daily's leaderboard is read on
+# every result page. The store's own runs drop them at once; other processes' show up to
+# this late.
+STANDINGS_SECONDS = 1.0
+STANDINGS_KEPT = 1024
+HISTORY_PAGE = 50
 _INSERT_BY_DIALECT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
 
@@ -120,6 +127,29 @@ class RunRecord:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class Standings:
+    """A puzzle's leaderboard (best first), histogram (score -> official runs) and player
+    count, read in one transaction. Shared between readers: never modified."""
+
+    entries: list[RunRecord]
+    histogram: dict[int, int]
+    players: int
+
+
+@dataclass(frozen=True)
+class PlayedRun:
+    """One run of a player's history, with its puzzle."""
+
+    id: str
+    puzzle: PuzzleRecord
+    score: int | None
+    tiebreak: int
+    finished: bool
+    official: bool
+    created_at: datetime
+
+
 def _puzzle_record(row: Puzzle) -> PuzzleRecord:
     return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
 
@@ -128,6 +158,18 @@ def _run_record(run: Run, display_name: str | None) -> RunRecord:
     copied = {field.name: getattr(run, field.name) for field in fields(RunRecord)
               if field.name not in ("display_name", "created_at")}
     return RunRecord(**copied, display_name=display_name, created_at=_aware(run.created_at))
+
+
+def _played_run(run: Run, puzzle: Puzzle) -> PlayedRun:
+    return PlayedRun(
+        id=run.id,
+        puzzle=_puzzle_record(puzzle),
+        score=run.score,
+        tiebreak=run.tiebreak,
+        finished=run.finished,
+        official=run.official,
+        created_at=_aware(run.created_at),
+    )
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -177,6 +219,8 @@ class Store:
             self.engine.execution_options(**{_WRITE_OPTION: True}), expire_on_commit=False
         )
         self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
+        self.standings_seconds = STANDINGS_SECONDS
+        self._standings: dict[int, tuple[float, Standings]] = {}
 
     def close(self) -> None:
         self.engine.dispose()
@@ -306,6 +350,10 @@ class Store:
                 index_elements=["id"], set_={"display_name": display_name}
             )
         session.execute(statement)
+        # The row stays locked until the transaction ends, so that one player's concurrent
+        # writes queue up on PostgreSQL and the first-run test of _count_run stays exact.
+        # (SQLite's write transactions queue whole.)
+        session.execute(select(Player.id).filter_by(id=player_id).with_for_update())
 
     def upsert_player(self, player_id: str, display_name: str | None = None) -> None:
         """Record the player; a given display name replaces the stored one."""
@@ -321,14 +369,11 @@ class Store:
         with self._read() as session:
             if puzzle_id is None:
                 return session.scalar(select(func.count()).select_from(Player)) or 0
-            return (
-                session.scalar(
-                    select(func.count(func.distinct(Run.player_id))).filter_by(
-                        puzzle_id=puzzle_id
-                    )
-                )
-                or 0
-            )
+            return self._player_count(session, puzzle_id)
+
+    @staticmethod
+    def _player_count(session: Session, puzzle_id: int) -> int:
+        return session.scalar(select(PlayerCount.players).filter_by(puzzle_id=puzzle_id)) or 0
 
     # Runs
 
@@ -361,12 +406,15 @@ class Store:
             "tiebreak": tiebreak,
             "finished": finished,
         }
-        if candidate:
-            try:
-                return self._insert_run(fields, display_name, official_if_first=True)
-            except IntegrityError:
-                pass  # a concurrent run became official first
-        return self._insert_run(fields, display_name, official_if_first=False)
+        try:
+            if candidate:
+                try:
+                    return self._insert_run(fields, display_name, official_if_first=True)
+                except IntegrityError:
+                    pass  # a concurrent run became official first
+            return self._insert_run(fields, display_name, official_if_first=False)
+        finally:
+            self._standings.pop(puzzle.id, None)
 
     def _insert_run(
         self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
@@ -379,8 +427,35 @@ class Store:
             run = Run(id=secrets.token_urlsafe(12), official=official, **fields)
             session.add(run)
             session.flush()
+            self._count_run(session, run)
             name = session.scalar(select(Player.display_name).filter_by(id=run.player_id))
             return _run_record(run, name)
+
+    def _count_run(self, session: Session, run: Run) -> None:
+        """Count run, just stored, in its puzzle's counts, in the transaction that stores it:
+        its player if this is their first run of the puzzle, its score if it is official."""
+        earlier = session.scalar(
+            select(Run.id)
+            .filter_by(player_id=run.player_id, puzzle_id=run.puzzle_id)
+            .where(Run.id != run.id)
+            .limit(1)
+        )
+        if earlier is None:
+            session.execute(
+                self._insert(PlayerCount)
+                .values(puzzle_id=run.puzzle_id, players=1)
+                .on_conflict_do_update(
+                    index_elements=["puzzle_id"], set_={"players": PlayerCount.players + 1}
+                )
+            )
+        if run.official:
+            session.execute(
+                self._insert(ScoreCount)
+                .values(puzzle_id=run.puzzle_id, score=run.score, runs=1)
+                .on_conflict_do_update(
+                    index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + 1}
+                )
+            )
 
     @staticmethod
     def _has_official_run(session: Session, puzzle_id: int, player_id: str) -> bool:
@@ -399,25 +474,74 @@ class Store:
     def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RunRecord]:
         """Official runs, best first: score, then tie-break, then the earlier submission."""
         with self._read() as session:
-            rows = session.execute(
-                select(Run, Player.display_name)
-                .join(Player)
-                .where(Run.puzzle_id == puzzle_id, Run.official)
-                .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
-                .limit(limit)
-            )
-            return [_run_record(run, name) for run, name in rows]
+            return self._leaderboard(session, puzzle_id, limit)
+
+    @staticmethod
+    def _leaderboard(session: Session, puzzle_id: int, limit: int) -> list[RunRecord]:
+        # The order of ix_runs_ranking, so the rows are read off the index in order.
+        rows = session.execute(
+            select(Run, Player.display_name)
+            .join(Player)
+            .where(Run.puzzle_id == puzzle_id, Run.official)
+            .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
+            .limit(limit)
+        )
+        return [_run_record(run, name) for run, name in rows]
 
     def score_histogram(self, puzzle_id: int) -> dict[int, int]:
         """How many official runs reached each score, by score ascending."""
         with self._read() as session:
-            rows = session.execute(
-                select(Run.score, func.count())
-                .where(Run.puzzle_id == puzzle_id, Run.official)
-                .group_by(Run.score)
-                .order_by(Run.score)
+            return self._score_histogram(session, puzzle_id)
+
+    @staticmethod
+    def _score_histogram(session: Session, puzzle_id: int) -> dict[int, int]:
+        rows = session.execute(
+            select(ScoreCount.score, ScoreCount.runs)
+            .filter_by(puzzle_id=puzzle_id)
+            .order_by(ScoreCount.score)
+        )
+        return {score: runs for score, runs in rows}
+
+    def standings(self, puzzle_id: int) -> Standings:
+        """The puzzle's leaderboard, histogram and player count, kept standings_seconds."""
+        now = time.monotonic()
+        kept = self._standings.get(puzzle_id)
+        if kept is not None and kept[0] > now:
+            return kept[1]
+        with self._read() as session:
+            read = Standings(
+                entries=self._leaderboard(session, puzzle_id, LEADERBOARD_SIZE),
+                histogram=self._score_histogram(session, puzzle_id),
+                players=self._player_count(session, puzzle_id),
             )
-            return {score: count for score, count in rows}
+        if self.standings_seconds > 0:
+            if len(self._standings) >= STANDINGS_KEPT:
+                self._standings.clear()
+            self._standings[puzzle_id] = (now + self.standings_seconds, read)
+        return read
+
+    def player_history(
+        self, player_id: str, before: str | None = None, limit: int = HISTORY_PAGE
+    ) -> list[PlayedRun] | None:
+        """The player's runs, newest first; with `before`, those stored before that run of
+        theirs (None when it is not one). Read off ix_runs_player_time, so a page costs the
+        same whatever the number of runs."""
+        with self._read() as session:
+            query = (
+                select(Run, Puzzle)
+                .join(Puzzle)
+                .where(Run.player_id == player_id)
+                .order_by(Run.created_at.desc(), Run.id.desc())
+                .limit(limit)
+            )
+            if before is not None:
+                cursor = session.execute(
+                    select(Run.created_at, Run.id).filter_by(player_id=player_id, id=before)
+                ).first()
+                if cursor is None:
+                    return None
+                query = query.where(tuple_(Run.created_at, Run.id) < tuple_(*cursor))
+            return [_played_run(run, puzzle) for run, puzzle in session.execute(query)]
 
     def has_finished_run(self, puzzle_id: int, player_id: str) -> bool:
         with self._read() as session:
