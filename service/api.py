@@ -25,7 +25,7 @@ from service.openapi import Api, ApiError, PathParam
 from service.openapi import Response as Answer
 from service.queue import request_solve
 from service.ratelimit import RateLimiter
-from service.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RunRecord, Store
+from service.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RankedRun, RunRecord, Store
 
 API_VERSION = "1"
 # Cache lifetimes of daily GETs: short while a puzzle may still change (pending).
@@ -651,7 +651,7 @@ def get_run(run_id: str) -> Response:
     return jsonify(_run_json(run, puzzle))
 
 
-def _ranked(entries: list[RunRecord]) -> list[dict[str, Any]]:
+def _ranked(entries: list[RankedRun]) -> list[dict[str, Any]]:
     """Leaderboard rows with standard competition ranks (equal results share a rank)."""
     rows: list[dict[str, Any]] = []
     for position, run in enumerate(entries, start=1):

@@ -128,11 +128,23 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
+class RankedRun:
+    """An official run as the leaderboard shows it (no actions: a page lists a hundred)."""
+
+    id: str
+    player_id: str
+    display_name: str | None
+    score: int
+    tiebreak: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
 class Standings:
     """A puzzle's leaderboard (best first), histogram (score -> official runs) and player
     count, read in one transaction. Shared between readers: never modified."""
 
-    entries: list[RunRecord]
+    entries: list[RankedRun]
     histogram: dict[int, int]
     players: int
 
@@ -471,22 +483,30 @@ class Store:
             ).first()
             return _run_record(*row) if row else None
 
-    def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RunRecord]:
+    def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RankedRun]:
         """Official runs, best first: score, then tie-break, then the earlier submission."""
         with self._read() as session:
             return self._leaderboard(session, puzzle_id, limit)
 
     @staticmethod
-    def _leaderboard(session: Session, puzzle_id: int, limit: int) -> list[RunRecord]:
-        # The order of ix_runs_ranking, so the rows are read off the index in order.
+    def _leaderboard(session: Session, puzzle_id: int, limit: int) -> list[RankedRun]:
+        # The order of ix_runs_ranking, so the rows are read off the index in order; only
+        # the columns shown, as loading each run's actions cost more than the query.
         rows = session.execute(
-            select(Run, Player.display_name)
+            select(
+                Run.id,
+                Run.player_id,
+                Player.display_name,
+                Run.score,
+                Run.tiebreak,
+                Run.created_at,
+            )
             .join(Player)
             .where(Run.puzzle_id == puzzle_id, Run.official)
             .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
             .limit(limit)
         )
-        return [_run_record(run, name) for run, name in rows]
+        return [RankedRun(*row[:5], created_at=_aware(row.created_at)) for row in rows]
 
     def score_histogram(self, puzzle_id: int) -> dict[int, int]:
         """How many official runs reached each score, by score ascending."""
