@@ -200,21 +200,31 @@ def timed(call: Callable[[], Any]) -> float:
     return time.perf_counter() - started
 
 
-def percentiles(seconds: list[float]) -> str:
-    cuts = statistics.quantiles(seconds, n=100)
-    return f"p50 {statistics.median(seconds) * 1000:.2f} ms, p99 {cuts[98] * 1000:.2f} ms"
+@dataclass(frozen=True)
+class Timings:
+    seconds: list[float]
+    cpu_seconds: float  # of this process: the app's, and on SQLite the database's too
+
+    def summary(self) -> str:
+        cuts = statistics.quantiles(self.seconds, n=100)
+        cpu = self.cpu_seconds / len(self.seconds)
+        return (
+            f"p50 {statistics.median(self.seconds) * 1000:.2f} ms, p99 {cuts[98] * 1000:.2f} ms, "
+            f"CPU {cpu * 1000:.2f} ms each, over {len(self.seconds)} requests"
+        )
 
 
-def time_get(client: FlaskClient, path: str, requests: int) -> list[float]:
+def time_get(client: FlaskClient, path: str, requests: int) -> Timings:
     for _ in range(WARM_UP):
         assert client.get(path).status_code == 200
-    timings = []
+    seconds = []
+    cpu_started = time.process_time()
     for _ in range(requests):
         started = time.perf_counter()
         response = client.get(path)
-        timings.append(time.perf_counter() - started)
+        seconds.append(time.perf_counter() - started)
         assert response.status_code == 200, response.data
-    return timings
+    return Timings(seconds, time.process_time() - cpu_started)
 
 
 def baseline(url: str, daily_id: int) -> dict[str, float]:
@@ -291,8 +301,8 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
         app.config["RALLY_CACHE_SECONDS"] = 1.0
         store.standings_seconds = 1.0
         report["leaderboard GET, as served (kept 1 s)"] = time_get(client, board, options.requests)
-        for name, seconds in report.items():
-            print(f"{name}: {percentiles(seconds)} over {len(seconds)} requests")
+        for name, timings in report.items():
+            print(f"{name}: {timings.summary()}")
         for name, seconds in baseline(url, daily_id).items():
             print(f"baseline, {name}: median {seconds * 1000:.0f} ms of {BASELINE_REPEATS}")
         store.close()
