@@ -692,14 +692,13 @@ def get_leaderboard(game: str, seed: str) -> Response:
 
 
 def _history_json(played: PlayedRun) -> dict[str, Any]:
-    puzzle = played.puzzle
-    secret = puzzle.daily_date is not None and puzzle.daily_date >= daily.today()
+    secret = played.daily_date is not None and played.daily_date >= daily.today()
     return {
         "id": played.id,
-        "game": puzzle.game,
-        "seed": None if secret else puzzle.seed,
-        "date": puzzle.daily_date.isoformat() if puzzle.daily_date else None,
-        "number": puzzle.number,
+        "game": played.game,
+        "seed": None if secret else played.seed,
+        "date": played.daily_date.isoformat() if played.daily_date else None,
+        "number": played.number,
         "score": played.score,
         "tiebreak": played.tiebreak,
         "finished": played.finished,

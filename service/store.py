@@ -151,10 +151,14 @@ class Standings:
 
 @dataclass(frozen=True)
 class PlayedRun:
-    """One run of a player's history, with its puzzle."""
+    """One run of a player's history, with what names its puzzle (no actions, no witness:
+    a page lists fifty)."""
 
     id: str
-    puzzle: PuzzleRecord
+    game: str
+    seed: str
+    daily_date: date | None
+    number: int | None
     score: int | None
     tiebreak: int
     finished: bool
@@ -170,18 +174,6 @@ def _run_record(run: Run, display_name: str | None) -> RunRecord:
     copied = {field.name: getattr(run, field.name) for field in fields(RunRecord)
               if field.name not in ("display_name", "created_at")}
     return RunRecord(**copied, display_name=display_name, created_at=_aware(run.created_at))
-
-
-def _played_run(run: Run, puzzle: Puzzle) -> PlayedRun:
-    return PlayedRun(
-        id=run.id,
-        puzzle=_puzzle_record(puzzle),
-        score=run.score,
-        tiebreak=run.tiebreak,
-        finished=run.finished,
-        official=run.official,
-        created_at=_aware(run.created_at),
-    )
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -548,7 +540,18 @@ class Store:
         same whatever the number of runs."""
         with self._read() as session:
             query = (
-                select(Run, Puzzle)
+                select(
+                    Run.id,
+                    Puzzle.game,
+                    Puzzle.seed,
+                    Puzzle.daily_date,
+                    Puzzle.number,
+                    Run.score,
+                    Run.tiebreak,
+                    Run.finished,
+                    Run.official,
+                    Run.created_at,
+                )
                 .join(Puzzle)
                 .where(Run.player_id == player_id)
                 .order_by(Run.created_at.desc(), Run.id.desc())
@@ -561,7 +564,10 @@ class Store:
                 if cursor is None:
                     return None
                 query = query.where(tuple_(Run.created_at, Run.id) < tuple_(*cursor))
-            return [_played_run(run, puzzle) for run, puzzle in session.execute(query)]
+            return [
+                PlayedRun(*row[:-1], created_at=_aware(row.created_at))
+                for row in session.execute(query)
+            ]
 
     def has_finished_run(self, puzzle_id: int, player_id: str) -> bool:
         with self._read() as session:
