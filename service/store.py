@@ -538,36 +538,36 @@ class Store:
         """The player's runs, newest first; with `before`, those stored before that run of
         theirs (None when it is not one). Read off ix_runs_player_time, so a page costs the
         same whatever the number of runs."""
+        newest_first = (Run.created_at.desc(), Run.id.desc())
         with self._read() as session:
-            query = (
-                select(
-                    Run.id,
-                    Puzzle.game,
-                    Puzzle.seed,
-                    Puzzle.daily_date,
-                    Puzzle.number,
-                    Run.score,
-                    Run.tiebreak,
-                    Run.finished,
-                    Run.official,
-                    Run.created_at,
-                )
-                .join(Puzzle)
-                .where(Run.player_id == player_id)
-                .order_by(Run.created_at.desc(), Run.id.desc())
-                .limit(limit)
-            )
+            runs = select(Run).where(Run.player_id == player_id).order_by(*newest_first)
             if before is not None:
                 cursor = session.execute(
                     select(Run.created_at, Run.id).filter_by(player_id=player_id, id=before)
                 ).first()
                 if cursor is None:
                     return None
-                query = query.where(tuple_(Run.created_at, Run.id) < tuple_(*cursor))
-            return [
-                PlayedRun(*row[:-1], created_at=_aware(row.created_at))
-                for row in session.execute(query)
-            ]
+                runs = runs.where(tuple_(Run.created_at, Run.id) < tuple_(*cursor))
+            # The page is picked from the runs alone, so that no planner estimate can make
+            # it join all of a player's runs to their puzzles and sort them.
+            page = runs.limit(limit).subquery()
+            rows = session.execute(
+                select(
+                    page.c.id,
+                    Puzzle.game,
+                    Puzzle.seed,
+                    Puzzle.daily_date,
+                    Puzzle.number,
+                    page.c.score,
+                    page.c.tiebreak,
+                    page.c.finished,
+                    page.c.official,
+                    page.c.created_at,
+                )
+                .join(Puzzle, Puzzle.id == page.c.puzzle_id)
+                .order_by(page.c.created_at.desc(), page.c.id.desc())
+            )
+            return [PlayedRun(*row[:-1], created_at=_aware(row.created_at)) for row in rows]
 
     def has_finished_run(self, puzzle_id: int, player_id: str) -> bool:
         with self._read() as session:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -182,33 +183,43 @@ def test_the_leaderboard_keeps_its_order_on_ties(store: Store):
     assert [run.id for run in store.leaderboard(puzzle.id)] == [r["id"] for r in expected[:100]]
 
 
+def query_plans(store: Store, read: Callable[[], object]) -> list[dict[int, tuple[int, str]]]:
+    """SQLite's plan of each SELECT that read() makes: node id -> (parent id, detail)."""
+    statements: list[tuple[str, tuple]] = []
+
+    def record(_connection, _cursor, statement, parameters, *_) -> None:
+        if statement.startswith("SELECT"):
+            statements.append((statement, parameters))
+
+    sqlalchemy.event.listen(store.engine, "before_cursor_execute", record)
+    read()
+    sqlalchemy.event.remove(store.engine, "before_cursor_execute", record)
+    with store.engine.connect() as connection:
+        return [
+            {
+                node: (parent, detail)
+                for node, parent, _, detail in connection.exec_driver_sql(
+                    "EXPLAIN QUERY PLAN " + statement, parameters
+                )
+            }
+            for statement, parameters in statements
+        ]
+
+
 def test_sqlite_reads_the_leaderboard_and_history_off_their_indexes(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'plans.sqlite3'}"
     upgrade(url)
     with Store(url) as store:
         puzzle = daily_puzzle(store)
-        statements: list[tuple[str, tuple]] = []
-        sqlalchemy.event.listen(
-            store.engine,
-            "before_cursor_execute",
-            lambda _c, _r, statement, parameters, *_: statements.append((statement, parameters)),
-        )
-        store.leaderboard(puzzle.id)
-        store.player_history("p1")
-        with store.engine.connect() as connection:
-            plans = [
-                " ".join(
-                    row[3]
-                    for row in connection.exec_driver_sql(
-                        "EXPLAIN QUERY PLAN " + statement, parameters
-                    )
-                )
-                for statement, parameters in statements
-                if statement.startswith("SELECT")
-            ]
-    assert len(plans) == 2
-    assert "USING INDEX ix_runs_ranking" in plans[0] and "TEMP B-TREE" not in plans[0]
-    assert "USING INDEX ix_runs_player_time" in plans[1] and "TEMP B-TREE" not in plans[1]
+        [board] = query_plans(store, lambda: store.leaderboard(puzzle.id))
+        [history] = query_plans(store, lambda: store.player_history("p1"))
+    details = [detail for _, detail in board.values()]
+    assert any("USING INDEX ix_runs_ranking" in detail for detail in details), details
+    assert not any("TEMP B-TREE" in detail for detail in details), details
+    # The page of runs is read off the index in order; only the page itself is sorted.
+    [page] = [node for node, (_, detail) in history.items() if detail.startswith("MATERIALIZE")]
+    inside = [detail for parent, detail in history.values() if parent == page]
+    assert inside == ["SEARCH runs USING INDEX ix_runs_player_time (player_id=?)"], history
 
 
 def test_standings_are_kept_briefly_and_dropped_by_the_stores_own_runs(store: Store):
