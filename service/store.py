@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, tuple_, update
+from sqlalchemy import Connection, Engine, create_engine, event, func, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -174,6 +174,36 @@ def _run_record(run: Run, display_name: str | None) -> RunRecord:
     copied = {field.name: getattr(run, field.name) for field in fields(RunRecord)
               if field.name not in ("display_name", "created_at")}
     return RunRecord(**copied, display_name=display_name, created_at=_aware(run.created_at))
+
+
+@event.listens_for(Run, "after_insert")
+def _count_stored_run(_mapper: Any, connection: Connection, run: Run) -> None:
+    """Count each run stored through the ORM in its puzzle's counts, in the transaction that
+    stores it, whichever code path stores it: its player if this is their first run of the
+    puzzle, its score if it is official."""
+    insert = _INSERT_BY_DIALECT[connection.dialect.name]
+    earlier = connection.scalar(
+        select(Run.id)
+        .filter_by(player_id=run.player_id, puzzle_id=run.puzzle_id)
+        .where(Run.id != run.id)
+        .limit(1)
+    )
+    if earlier is None:
+        connection.execute(
+            insert(PlayerCount)
+            .values(puzzle_id=run.puzzle_id, players=1)
+            .on_conflict_do_update(
+                index_elements=["puzzle_id"], set_={"players": PlayerCount.players + 1}
+            )
+        )
+    if run.official:
+        connection.execute(
+            insert(ScoreCount)
+            .values(puzzle_id=run.puzzle_id, score=run.score, runs=1)
+            .on_conflict_do_update(
+                index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + 1}
+            )
+        )
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -355,7 +385,7 @@ class Store:
             )
         session.execute(statement)
         # The row stays locked until the transaction ends, so that one player's concurrent
-        # writes queue up on PostgreSQL and the first-run test of _count_run stays exact.
+        # writes queue up on PostgreSQL and the first-run test of _count_stored_run stays exact.
         # (SQLite's write transactions queue whole.)
         session.execute(select(Player.id).filter_by(id=player_id).with_for_update())
 
@@ -431,35 +461,8 @@ class Store:
             run = Run(id=secrets.token_urlsafe(12), official=official, **fields)
             session.add(run)
             session.flush()
-            self._count_run(session, run)
             name = session.scalar(select(Player.display_name).filter_by(id=run.player_id))
             return _run_record(run, name)
-
-    def _count_run(self, session: Session, run: Run) -> None:
-        """Count run, just stored, in its puzzle's counts, in the transaction that stores it:
-        its player if this is their first run of the puzzle, its score if it is official."""
-        earlier = session.scalar(
-            select(Run.id)
-            .filter_by(player_id=run.player_id, puzzle_id=run.puzzle_id)
-            .where(Run.id != run.id)
-            .limit(1)
-        )
-        if earlier is None:
-            session.execute(
-                self._insert(PlayerCount)
-                .values(puzzle_id=run.puzzle_id, players=1)
-                .on_conflict_do_update(
-                    index_elements=["puzzle_id"], set_={"players": PlayerCount.players + 1}
-                )
-            )
-        if run.official:
-            session.execute(
-                self._insert(ScoreCount)
-                .values(puzzle_id=run.puzzle_id, score=run.score, runs=1)
-                .on_conflict_do_update(
-                    index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + 1}
-                )
-            )
 
     @staticmethod
     def _has_official_run(session: Session, puzzle_id: int, player_id: str) -> bool:
