@@ -724,7 +724,11 @@ def get_my_runs() -> Response:
     if page is None:
         raise ApiError(404, f"no run {before!r} of yours")
     following = page[-1].id if len(page) == HISTORY_PAGE else None
-    return jsonify({"runs": [_history_json(run) for run in page], "next": following})
+    response = jsonify({"runs": [_history_json(run) for run in page], "next": following})
+    # One player's own runs: no shared cache may keep them.
+    response.cache_control.private = True
+    response.cache_control.no_store = True
+    return response
 
 
 def _solution_json(puzzle: PuzzleRecord) -> dict[str, Any]:

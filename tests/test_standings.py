@@ -263,7 +263,9 @@ def test_the_history_api_shows_the_callers_runs_with_todays_seed_hidden(app: Fla
     client_of(app).post(
         f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/runs", json={"actions": actions}
     )
-    history = client.get("/api/v1/players/me/runs").get_json()
+    answer = client.get("/api/v1/players/me/runs")
+    assert answer.cache_control.private and answer.cache_control.no_store
+    history = answer.get_json()
     assert history["next"] is None
     assert [run["id"] for run in history["runs"]] == [submitted["id"]]
     entry = history["runs"][0]
