@@ -17,6 +17,7 @@ from flask import Blueprint, Response, current_app, request
 
 from puzzles import GAMES, Game, IllegalAction, State
 from service import daily
+from service.action_forms import action_schema
 from service.config import Config
 from service.openapi import Api, ApiError, PathParam
 from service.ratelimit import RateLimiter
@@ -94,6 +95,7 @@ TOKEN_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
 ACTIONS = {
     "type": "array",
     "maxItems": LONGEST_RUN,
+    "items": action_schema(),
     "description": "Actions as the legal_actions lists give them, in order "
     "(at most the game's max_actions)",
 }
