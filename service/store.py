@@ -58,12 +58,13 @@ class DatabaseBusy(Exception):  # noqa: N818 - a state, not a programming error
     """Another connection held a lock longer than LOCK_WAIT_MS: nothing was done; retry."""
 
 
-def _is_lock_wait(error: OperationalError) -> bool:
-    """True when error is a lock wait given up (SQLite busy or locked, PostgreSQL 55P03)."""
-    code = getattr(error.orig, "sqlite_errorcode", None)
+def _is_lock_wait(error: BaseException | None) -> bool:
+    """True when error (the driver's) is a lock wait given up: SQLite busy or locked,
+    PostgreSQL 55P03."""
+    code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
         return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    return getattr(error.orig, "sqlstate", None) == _PG_LOCK_NOT_AVAILABLE
+    return getattr(error, "sqlstate", None) == _PG_LOCK_NOT_AVAILABLE
 
 
 @contextmanager
@@ -72,8 +73,13 @@ def _lock_waits_bounded() -> Iterator[None]:
     try:
         yield
     except OperationalError as error:
-        if _is_lock_wait(error):
+        if _is_lock_wait(error.orig):
             raise DatabaseBusy(str(error.orig)) from error
+        raise
+    except sqlite3.OperationalError as error:
+        # From the BEGIN IMMEDIATE that on_begin sends to the driver itself.
+        if _is_lock_wait(error):
+            raise DatabaseBusy(str(error)) from error
         raise
 
 

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
+from datetime import time as time_of_day
 from pathlib import Path
 
 import sqlalchemy
@@ -16,11 +17,18 @@ from flask import Flask
 
 from puzzles import get_game
 from service import daily
+from service.clock import Clock
 from service.migrations import upgrade
 from service.models import Player, Run
 from service.store import HISTORY_PAGE, PuzzleRecord, RunRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import FINISHING_GAME, client_of, finished_run, todays_daily
+from tests.api_fixtures import (
+    FINISHING_GAME,
+    client_of,
+    finished_run,
+    play_attempt,
+    todays_daily,
+)
 
 DAY = date(2026, 11, 30)
 EPOCH = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -251,25 +259,45 @@ def test_a_players_history_comes_newest_first_a_page_at_a_time(store: Store):
     assert store.player_history("nobody") == []
 
 
-def test_the_history_api_shows_the_callers_runs_with_todays_seed_hidden(app: Flask):
+def test_the_history_api_shows_the_callers_runs_with_todays_seed_hidden(app: Flask, clock: Clock):
     store: Store = app.extensions["rally"].store
     puzzle = todays_daily(store, FINISHING_GAME)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     client = client_of(app)
     assert client.get("/api/v1/players/me/runs").get_json() == {"runs": [], "next": None}
-    submitted = client.post(
-        f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/runs", json={"actions": actions}
-    ).get_json()
-    client_of(app).post(
-        f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/runs", json={"actions": actions}
-    )
+    played = play_attempt(client, puzzle, actions)
+    play_attempt(client_of(app), puzzle, actions)
     answer = client.get("/api/v1/players/me/runs")
     assert answer.cache_control.private and answer.cache_control.no_store
+    assert puzzle.seed not in answer.get_data(as_text=True)
     history = answer.get_json()
     assert history["next"] is None
-    assert [run["id"] for run in history["runs"]] == [submitted["id"]]
+    assert [run["id"] for run in history["runs"]] == [played["run"]]
     entry = history["runs"][0]
     assert (entry["seed"], entry["date"]) == (None, daily.today().isoformat())
-    assert (entry["score"], entry["official"]) == (submitted["score"], True)
+    assert (entry["score"], entry["official"]) == (played["score"], True)
+    assert "actions" not in entry
     missing = client.get("/api/v1/players/me/runs?before=not-mine")
     assert missing.status_code == 404
+
+    clock.set(datetime.combine(puzzle.daily_date + timedelta(days=1), time_of_day.min, UTC))
+    [revealed] = client.get("/api/v1/players/me/runs").get_json()["runs"]
+    assert (revealed["id"], revealed["seed"]) == (played["run"], puzzle.seed)
+
+
+def test_official_runs_made_through_attempts_are_counted(make_app, database_url: str):
+    app: Flask = make_app(database=database_url)
+    store: Store = app.extensions["rally"].store
+    puzzle = todays_daily(store, FINISHING_GAME)
+    game = get_game(puzzle.game)
+    board = f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/leaderboard"
+    client = client_of(app)
+    assert client.get(board).get_json()["players"] == 0  # kept a second: the runs drop it
+    for variant in range(3):
+        play_attempt(client_of(app), puzzle, finished_run(game, puzzle.seed, variant))
+    histogram, players = counted_from_runs(database_url, puzzle.id)
+    assert players == 3 and sum(histogram.values()) == 3
+    standings = client.get(board).get_json()
+    assert standings["players"] == players
+    assert {row["score"]: row["count"] for row in standings["histogram"]} == histogram
+    assert len(standings["entries"]) == 3
