@@ -274,16 +274,24 @@ def test_an_integer_field_in_another_json_form_is_a_400_and_stores_nothing(
 ):
     cases = integer_fields("rallye-raser")
     assert {field for _, _, field in cases} == {"gear", "die", "row", "step", "delta"}
-    puzzle = todays_daily(api_store, "rallye-raser")
-    before = snapshot(api_store, puzzle)
+    puzzle = api_store.ensure_puzzle("rallye-raser", "forms", GAMES["rallye-raser"].rules_version)
+    todays = todays_daily(api_store, "rallye-raser")
+    attempt = start_attempt(client, todays).get_json()
+    before = snapshot(api_store, puzzle), snapshot(api_store, todays)
     for actions, index, field in cases:
         value = form.format(value=actions[index][field])
         prefix = json.dumps(actions[:index])[:-1] + (", " if index else "")
         sent = json.dumps({**actions[index], field: "FORM"}).replace('"FORM"', value)
-        body = ('{"actions": ' + prefix + sent + "]}").encode()
-        for path in ("play/{}/{}", "puzzles/{}/{}/runs"):
-            url = "/api/v1/" + path.format(puzzle.game, puzzle.seed)
-            response = client.post(url, data=body, content_type="application/json")
+        listed = prefix + sent + "]"
+        for path, body in (
+            (f"play/{puzzle.game}/{puzzle.seed}", '{"actions": ' + listed + "}"),
+            (f"puzzles/{puzzle.game}/{puzzle.seed}/runs", '{"actions": ' + listed + "}"),
+            (f"attempts/{attempt['attempt']}/actions", '{"played": 0, "actions": ' + listed + "}"),
+        ):
+            response = client.post(
+                f"/api/v1/{path}", data=body.encode(), content_type="application/json"
+            )
             error = assert_json_error(response, 400)["error"]
             assert f"actions/{index}/{field}" in error or "not an integer" in error, error
-    assert snapshot(api_store, puzzle) == before
+    assert (snapshot(api_store, puzzle), snapshot(api_store, todays)) == before
+    assert api_store.get_attempt(attempt["attempt"]).played == 0
