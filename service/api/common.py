@@ -227,9 +227,14 @@ def engine_answer(game: Game, state: State) -> dict[str, Any]:
 # Puzzles and their visibility
 
 
+def is_secret_day(day: date | None) -> bool:
+    """True for the date of a daily whose day is not over (None, practice, never is)."""
+    return day is not None and not daily.is_revealed(day)
+
+
 def is_hidden(puzzle: PuzzleRecord) -> bool:
     """A daily is hidden (no seed, no access by seed) until its day is over."""
-    return puzzle.daily_date is not None and not daily.is_revealed(puzzle.daily_date)
+    return is_secret_day(puzzle.daily_date)
 
 
 def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:

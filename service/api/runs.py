@@ -26,6 +26,7 @@ from service.api.common import (
     api,
     attempt_is_over,
     is_hidden,
+    is_secret_day,
     puzzle_by_id,
     puzzle_json,
     replay,
@@ -247,11 +248,10 @@ def get_run(run_id: str) -> Response:
 
 
 def _history_json(played: PlayedRun) -> dict[str, Any]:
-    hidden = played.daily_date is not None and not daily.is_revealed(played.daily_date)
     return {
         "id": played.id,
         "game": played.game,
-        "seed": None if hidden else played.seed,
+        "seed": None if is_secret_day(played.daily_date) else played.seed,
         "date": played.daily_date.isoformat() if played.daily_date else None,
         "number": played.number,
         "score": played.score,
