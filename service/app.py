@@ -17,9 +17,10 @@ from service.api import API_PREFIX, Services
 from service.api import blueprint as api_blueprint
 from service.config import Config
 from service.health import blueprint as health_blueprint
+from service.openapi import ApiError
 from service.queue import web_connection
 from service.ratelimit import RateLimiter
-from service.store import Store
+from service.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, DatabaseBusy, Store
 
 # How long each process keeps the hottest reads (see service.api.common.ShortCache).
 CACHE_SECONDS = 1.0
@@ -51,6 +52,7 @@ def create_app(config: Config | None = None) -> Flask:
         proxies = config.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
     app.register_error_handler(HTTPException, error_response)
+    app.register_error_handler(DatabaseBusy, database_busy)
     same_origin.init_app(app)
     players.init_app(app)
     security.init_app(app)
@@ -65,6 +67,19 @@ def error_response(error: HTTPException) -> Response | tuple[str, int]:
     if error.code == 404 and not request.path.startswith(API_PREFIX + "/"):
         return pages.not_found(error)
     return json_error(error)
+
+
+def database_busy(_error: DatabaseBusy) -> Response:
+    """A lock held elsewhere longer than the store waits: a 503 to retry, never a 500."""
+    return json_error(
+        ApiError(
+            503,
+            f"the database stayed locked for {LOCK_WAIT_MS / 1000:g} s: nothing was done, "
+            "retry in a moment",
+            headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)},
+            retry_after=BUSY_RETRY_AFTER_SECONDS,
+        )
+    )
 
 
 def json_error(error: HTTPException) -> Response:

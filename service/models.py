@@ -1,4 +1,5 @@
-"""The tables of what must not be lost: puzzles with their optima, players, runs and attempts.
+"""The tables of what must not be lost: puzzles with their optima, players, runs and attempts,
+and the counts of runs per puzzle kept as the runs are stored.
 
 The same models serve SQLite and PostgreSQL; the schema itself is created and
 changed only by the Alembic migrations in service/migrations.
@@ -102,7 +103,6 @@ class Run(Base):
             sqlite_where=text("official"),
             postgresql_where=text("official"),
         ),
-        Index("ix_runs_leaderboard", "puzzle_id", "official", "score", "tiebreak"),
         Index("ix_runs_player", "player_id", "puzzle_id"),
     )
 
@@ -117,6 +117,24 @@ class Run(Base):
     # The player's name when the run was stored: a later name change leaves it as it was.
     display_name: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+# The leaderboard's order, so that its top rows are read off the index, never sorted:
+# official runs of a puzzle by score, then tie-break (both higher first), then the earlier
+# submission, then the id.
+Index(
+    "ix_runs_ranking",
+    Run.puzzle_id,
+    Run.score.desc(),
+    Run.tiebreak.desc(),
+    Run.created_at,
+    Run.id,
+    # Each dialect's rendering of `Run.official`, which the planners match against the query's.
+    sqlite_where=text("official = 1"),
+    postgresql_where=text("official"),
+)
+# A player's runs, newest first.
+Index("ix_runs_player_time", Run.player_id, Run.created_at, Run.id)
 
 
 class Attempt(Base):
@@ -155,3 +173,23 @@ class AttemptBatch(Base):
     attempt_id: Mapped[str] = mapped_column(ForeignKey("attempts.id"), primary_key=True)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     actions: Mapped[list[Any]] = mapped_column(JSON)
+
+
+class ScoreCount(Base):
+    """How many official runs of a puzzle reached a score: the leaderboard's histogram,
+    counted in the transaction that stores each run rather than over the runs per read."""
+
+    __tablename__ = "score_counts"
+
+    puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id"), primary_key=True)
+    score: Mapped[int] = mapped_column(Integer, primary_key=True)
+    runs: Mapped[int] = mapped_column(Integer)
+
+
+class PlayerCount(Base):
+    """How many players stored a run of a puzzle, counted as their first run is stored."""
+
+    __tablename__ = "player_counts"
+
+    puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id"), primary_key=True)
+    players: Mapped[int] = mapped_column(Integer)

@@ -31,8 +31,9 @@ MAX_BODY_DEPTH = 16
 MAX_MESSAGE_CHARS = 300
 
 ERROR_DESCRIPTIONS = {
-    400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a value of the "
-    "wrong type or shape, an invalid seed",
+    400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a number that is "
+    "not an integer, a string that is not Unicode text, a value of the wrong type or shape "
+    "(an action's included), an invalid seed",
     403: "Refused: a write that is not JSON or not from this site, or a daily's line that "
     "is not public yet",
     404: "No such game, puzzle, daily, attempt or run (or not yours, or not public yet)",
@@ -40,7 +41,8 @@ ERROR_DESCRIPTIONS = {
     413: "The request body is larger than the documented limit",
     422: "An illegal run: the answer names the action index and the rule broken",
     429: "Too many requests: wait the number of seconds in Retry-After",
-    503: "The solver's queue is full: wait the number of seconds in Retry-After",
+    503: "The solver's queue is full, or the database stayed locked by another writer for a "
+    "few seconds: nothing was done; retry after the seconds in Retry-After",
 }
 
 ERROR_SCHEMA: Schema = {
@@ -51,7 +53,7 @@ ERROR_SCHEMA: Schema = {
         "status": {"type": "integer", "description": "The HTTP status code"},
         "index": {"type": "integer", "description": "422: the index of the illegal action"},
         "reason": {"type": "string", "description": "422: the rule the action broke"},
-        "retry_after": {"type": "integer", "description": "429, 503: seconds to wait"},
+        "retry_after": {"type": "integer", "description": "429 and 503: seconds to wait"},
     },
 }
 
@@ -155,34 +157,64 @@ class Operation:
         return entry
 
 
+class _RefusedValueError(ValueError):
+    """A value the JSON parser reads but the API never takes."""
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise _RefusedValueError(f"{name} is not JSON")
 
 
-def _nests_deeper_than(value: Any, limit: int) -> bool:
-    """True when value holds lists or objects more than limit levels deep (no recursion)."""
+def _reject_fraction(number: str) -> Any:
+    raise _RefusedValueError(f"{number} is not an integer, and every number the API takes is one")
+
+
+# A UTF-16 surrogate: JSON's \u escapes can spell one alone ("\udc00"), but no Unicode text
+# holds one, so it could be neither validated, stored nor sent back.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _body_problem(value: Any, max_depth: int) -> str | None:
+    """What makes a parsed body unusable, or None: lists or objects nested more than
+    max_depth levels, or a string (a value or an object's key) with a lone surrogate.
+    Walks the body without recursion, so no depth can exhaust the stack."""
     pending = [(value, 1)]
     while pending:
         item, depth = pending.pop()
-        children = item.values() if isinstance(item, dict) else item
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return True
+        if isinstance(item, str):
+            surrogate = _SURROGATE.search(item)
+            if surrogate:
+                return f"a string holds the lone surrogate \\u{ord(surrogate[0]):04x}, not text"
+        elif isinstance(item, dict | list):
+            if depth > max_depth:
+                return f"it nests more than {max_depth} levels deep"
+            if isinstance(item, dict):
+                pending.extend((key, depth) for key in item)
+            children = item.values() if isinstance(item, dict) else item
             pending.extend((child, depth + 1) for child in children)
-    return False
+    return None
 
 
 def read_json_body(validator: jsonschema_rs.Validator) -> Any:
     """The request's JSON body, checked by validator (ApiError 400 otherwise).
 
-    Reading the body beyond MAX_CONTENT_LENGTH raises the 413 of the app's limit.
+    Numbers must be integers (2.0 and 1e3 are refused, JSON Schema would count them as
+    integers) and strings Unicode text. Reading the body beyond MAX_CONTENT_LENGTH raises
+    the 413 of the app's limit.
     """
     try:
-        body = json.loads(request.get_data(cache=False), parse_constant=_reject_constant)
+        body = json.loads(
+            request.get_data(cache=False),
+            parse_constant=_reject_constant,
+            parse_float=_reject_fraction,
+        )
+    except _RefusedValueError as error:
+        raise ApiError(400, f"the request body is refused: {error}") from None
     except (ValueError, RecursionError) as error:
         raise ApiError(400, f"the request body is not valid JSON: {error}") from None
-    if _nests_deeper_than(body, MAX_BODY_DEPTH):
-        raise ApiError(400, f"the request body nests more than {MAX_BODY_DEPTH} levels deep")
+    problem = _body_problem(body, MAX_BODY_DEPTH)
+    if problem is not None:
+        raise ApiError(400, f"the request body is refused: {problem}")
     first_error = next(validator.iter_errors(body), None)
     if first_error is not None:
         where = "/".join(str(part) for part in first_error.instance_path) or "body"
@@ -234,7 +266,8 @@ class Api:
         is read, validated and passed to the view as `body`.
         """
         params = tuple(self.params[name] for name in _FLASK_PLACEHOLDER.findall(rule))
-        error_statuses = set(errors) | {param.invalid_status for param in params}
+        # A route that reads or writes the database may find it locked: a 503 to retry.
+        error_statuses = set(errors) | {param.invalid_status for param in params} | {503}
         if body is not None:
             # Every write: a malformed body, a body not JSON or not same-origin, a body too big.
             error_statuses |= {400, 403, 413}

@@ -5,11 +5,19 @@ hold no session. Each write is one short transaction committed before the
 function returns (an acknowledged run is on disk). On SQLite, write
 transactions start with BEGIN IMMEDIATE so that concurrent processes queue for
 the write lock instead of failing when a read turns into a write.
+
+A statement waits at most LOCK_WAIT_MS for a lock another connection holds (SQLite's
+busy_timeout, PostgreSQL's lock_timeout), then the store raises DatabaseBusy, which the
+API answers as a 503 with Retry-After: a stuck writer costs a request a few seconds,
+not a web worker for as long as the lock lasts. Reads never wait for writers (SQLite
+runs in WAL mode).
 """
 
 from __future__ import annotations
 
 import secrets
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -17,23 +25,62 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, func, select, update
+from sqlalchemy import Connection, Engine, create_engine, event, func, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.clock import CLOCK
-from service.models import Player, Puzzle, Run, utc_now
+from service.models import Player, PlayerCount, Puzzle, Run, ScoreCount, utc_now
 from service.store_attempts import AttemptStorage
 from service.store_statements import prepared
 
 # Execution option that marks a connection as opened for writing (SQLite: BEGIN IMMEDIATE).
 _WRITE_OPTION = "rally_write"
-# How long (ms) a SQLite writer waits for another process's write lock before failing.
-SQLITE_BUSY_TIMEOUT_MS = 15_000
+# How long (ms) a statement waits for a lock held by another connection before DatabaseBusy.
+LOCK_WAIT_MS = 3_000
+# What a client is told to wait before retrying after DatabaseBusy.
+BUSY_RETRY_AFTER_SECONDS = 2
+# PostgreSQL's SQLSTATE for lock_timeout expiring (lock_not_available).
+_PG_LOCK_NOT_AVAILABLE = "55P03"
 LEADERBOARD_SIZE = 100
+# How long a store keeps a puzzle's standings: a popular daily's leaderboard is read on
+# every result page. The store's own runs drop them at once; other processes' show up to
+# this late.
+STANDINGS_SECONDS = 1.0
+STANDINGS_KEPT = 1024
+HISTORY_PAGE = 50
 _INSERT_BY_DIALECT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+
+
+class DatabaseBusy(Exception):  # noqa: N818 - a state, not a programming error
+    """Another connection held a lock longer than LOCK_WAIT_MS: nothing was done; retry."""
+
+
+def _is_lock_wait(error: BaseException | None) -> bool:
+    """True when error (the driver's) is a lock wait given up: SQLite busy or locked,
+    PostgreSQL 55P03."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return getattr(error, "sqlstate", None) == _PG_LOCK_NOT_AVAILABLE
+
+
+@contextmanager
+def _lock_waits_bounded() -> Iterator[None]:
+    """Turns a lock wait given up inside the block into DatabaseBusy."""
+    try:
+        yield
+    except OperationalError as error:
+        if _is_lock_wait(error.orig):
+            raise DatabaseBusy(str(error.orig)) from error
+        raise
+    except sqlite3.OperationalError as error:
+        # From the BEGIN IMMEDIATE that on_begin sends to the driver itself.
+        if _is_lock_wait(error):
+            raise DatabaseBusy(str(error)) from error
+        raise
 
 
 def _aware(moment: datetime) -> datetime:
@@ -76,6 +123,45 @@ class RunRecord:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class RankedRun:
+    """An official run as the leaderboard shows it (no actions: a page lists a hundred)."""
+
+    id: str
+    player_id: str
+    display_name: str | None
+    score: int
+    tiebreak: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Standings:
+    """A puzzle's leaderboard (best first), histogram (score -> official runs) and player
+    count, read in one transaction. Shared between readers: never modified."""
+
+    entries: list[RankedRun]
+    histogram: dict[int, int]
+    players: int
+
+
+@dataclass(frozen=True)
+class PlayedRun:
+    """One run of a player's history, with what names its puzzle (no actions, no witness:
+    a page lists fifty)."""
+
+    id: str
+    game: str
+    seed: str
+    daily_date: date | None
+    number: int | None
+    score: int | None
+    tiebreak: int
+    finished: bool
+    official: bool
+    created_at: datetime
+
+
 def _puzzle_record(row: Puzzle) -> PuzzleRecord:
     return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
 
@@ -92,7 +178,7 @@ def _configure_sqlite(engine: Engine) -> None:
         # The driver's own transaction handling is switched off; `on_begin` starts them.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout = {LOCK_WAIT_MS}")
         cursor.execute("PRAGMA journal_mode = WAL")
         # In WAL mode NORMAL loses nothing when a process dies, only on power loss.
         cursor.execute("PRAGMA synchronous = NORMAL")
@@ -118,7 +204,8 @@ def make_engine(database_url: str, writing: bool = False) -> Engine:
         raise ValueError(f"unsupported database {backend!r}: use sqlite or postgresql")
     if backend == "sqlite" and url.database:
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url)
+    connect_args = {"options": f"-c lock_timeout={LOCK_WAIT_MS}"} if backend == "postgresql" else {}
+    engine = create_engine(url, connect_args=connect_args)
     if backend == "sqlite":
         _configure_sqlite(engine)
     return engine.execution_options(**{_WRITE_OPTION: True}) if writing else engine
@@ -134,6 +221,9 @@ class Store(AttemptStorage):
         self._writing = sessionmaker(self._write_engine, expire_on_commit=False)
         self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
         self._sql = prepared(self._insert, self.engine.dialect)
+        self._locks_rows = self.engine.dialect.name == "postgresql"
+        self.standings_seconds = STANDINGS_SECONDS
+        self._standings: dict[int, tuple[float, Standings]] = {}
 
     def close(self) -> None:
         self.engine.dispose()
@@ -146,19 +236,25 @@ class Store(AttemptStorage):
 
     @contextmanager
     def _read(self) -> Iterator[Session]:
-        with self._reading() as session, session.begin():
+        with _lock_waits_bounded(), self._reading() as session, session.begin():
             yield session
 
     @contextmanager
     def _write(self) -> Iterator[Session]:
-        with self._writing() as session, session.begin():
+        with _lock_waits_bounded(), self._writing() as session, session.begin():
             yield session
+
+    @contextmanager
+    def _read_rows(self) -> Iterator[Connection]:
+        """A read without the ORM (an attempt is read on every append)."""
+        with _lock_waits_bounded(), self.engine.connect() as connection:
+            yield connection
 
     @contextmanager
     def _write_rows(self) -> Iterator[Connection]:
         """A write transaction without the ORM, for the paths every play takes (a run, an
         attempt's append): the ORM's unit of work cost more CPU than the rules engine."""
-        with self._write_engine.begin() as connection:
+        with _lock_waits_bounded(), self._write_engine.begin() as connection:
             yield connection
 
     # Puzzles
@@ -264,11 +360,16 @@ class Store(AttemptStorage):
     def _upsert_player(
         self, connection: Connection, player_id: str, display_name: str | None
     ) -> None:
+        """Record the player and lock their row until the transaction ends: on PostgreSQL one
+        player's concurrent writes queue up there, so that the first-run test of _store_run
+        stays exact (SQLite's write transactions queue whole)."""
         if display_name is None:
             self._sql.add_player.run(connection, {"player_id": player_id, "now": utc_now()})
         else:
             named = {"player_id": player_id, "name": display_name}
             connection.execute(self._sql.name_player, named)
+        if self._locks_rows:
+            self._sql.lock_player.run(connection, {"player_id": player_id})
 
     def upsert_player(self, player_id: str, display_name: str | None = None) -> None:
         """Record the player; a given display name replaces the stored one."""
@@ -284,14 +385,11 @@ class Store(AttemptStorage):
         with self._read() as session:
             if puzzle_id is None:
                 return session.scalar(select(func.count()).select_from(Player)) or 0
-            return (
-                session.scalar(
-                    select(func.count(func.distinct(Run.player_id))).filter_by(
-                        puzzle_id=puzzle_id
-                    )
-                )
-                or 0
-            )
+            return self._player_count(session, puzzle_id)
+
+    @staticmethod
+    def _player_count(session: Session, puzzle_id: int) -> int:
+        return session.scalar(select(PlayerCount.players).filter_by(puzzle_id=puzzle_id)) or 0
 
     # Runs
 
@@ -324,12 +422,15 @@ class Store(AttemptStorage):
             "tiebreak": tiebreak,
             "finished": finished,
         }
-        if candidate:
-            try:
-                return self._insert_run(fields, display_name, official_if_first=True)
-            except IntegrityError:
-                pass  # a concurrent run became official first
-        return self._insert_run(fields, display_name, official_if_first=False)
+        try:
+            if candidate:
+                try:
+                    return self._insert_run(fields, display_name, official_if_first=True)
+                except IntegrityError:
+                    pass  # a concurrent run became official first
+            return self._insert_run(fields, display_name, official_if_first=False)
+        finally:
+            self._standings_changed(puzzle.id)
 
     def _insert_run(
         self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
@@ -342,46 +443,122 @@ class Store(AttemptStorage):
         self, connection: Connection, fields: dict[str, Any], official_if_first: bool
     ) -> RunRecord:
         """A new run under its player's current name, official if asked and the player's
-        first official run of the puzzle (the player must be stored already)."""
-        official = official_if_first and not self._has_official_run(
-            connection, fields["puzzle_id"], fields["player_id"]
-        )
+        first official run of the puzzle, counted in its puzzle's standings in the same
+        transaction: its player if this is their first run of the puzzle, its score if it is
+        official. The player must be stored and locked already (_upsert_player)."""
+        puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
+        earlier = self._sql.earlier_runs_of.first(connection, puzzle_and_player)
+        assert earlier is not None, "a select of two EXISTS has one row"
+        official = official_if_first and not earlier["official"]
         values = {"id": secrets.token_urlsafe(12), "official": official,
                   "created_at": utc_now(), **fields}
         name = self._sql.insert_run.first(connection, values)["display_name"]
+        if not earlier["stored"]:
+            self._sql.count_player.run(connection, {"puzzle_id": fields["puzzle_id"]})
+        if official:
+            self._sql.count_score.run(
+                connection, {"puzzle_id": fields["puzzle_id"], "score": fields["score"]}
+            )
         return RunRecord(**values, display_name=name)
 
-    def _has_official_run(
-        self, session: Session | Connection, puzzle_id: int, player_id: str
-    ) -> bool:
-        found = session.execute(
-            self._sql.official_run_of, {"puzzle_id": puzzle_id, "player_id": player_id}
-        ).first()
-        return found is not None
+    def _standings_changed(self, puzzle_id: int) -> None:
+        """Drop the puzzle's kept standings: this store's own runs show at once."""
+        self._standings.pop(puzzle_id, None)
 
     def get_run(self, run_id: str) -> RunRecord | None:
         with self._read() as session:
             row = session.get(Run, run_id)
             return _run_record(row) if row else None
 
-    def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RunRecord]:
+    def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RankedRun]:
         """Official runs, best first: score, then tie-break, then the earlier submission."""
         with self._read() as session:
-            rows = session.scalars(
-                select(Run)
-                .where(Run.puzzle_id == puzzle_id, Run.official)
-                .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
-                .limit(limit)
+            return self._leaderboard(session, puzzle_id, limit)
+
+    @staticmethod
+    def _leaderboard(session: Session, puzzle_id: int, limit: int) -> list[RankedRun]:
+        # The order of ix_runs_ranking, so the rows are read off the index in order; only
+        # the columns shown, as loading each run's actions cost more than the query.
+        rows = session.execute(
+            select(
+                Run.id,
+                Run.player_id,
+                Run.display_name,
+                Run.score,
+                Run.tiebreak,
+                Run.created_at,
             )
-            return [_run_record(run) for run in rows]
+            .where(Run.puzzle_id == puzzle_id, Run.official)
+            .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
+            .limit(limit)
+        )
+        return [RankedRun(*row[:5], created_at=_aware(row.created_at)) for row in rows]
 
     def score_histogram(self, puzzle_id: int) -> dict[int, int]:
         """How many official runs reached each score, by score ascending."""
         with self._read() as session:
-            rows = session.execute(
-                select(Run.score, func.count())
-                .where(Run.puzzle_id == puzzle_id, Run.official)
-                .group_by(Run.score)
-                .order_by(Run.score)
+            return self._score_histogram(session, puzzle_id)
+
+    @staticmethod
+    def _score_histogram(session: Session, puzzle_id: int) -> dict[int, int]:
+        rows = session.execute(
+            select(ScoreCount.score, ScoreCount.runs)
+            .filter_by(puzzle_id=puzzle_id)
+            .order_by(ScoreCount.score)
+        )
+        return {score: runs for score, runs in rows}
+
+    def standings(self, puzzle_id: int) -> Standings:
+        """The puzzle's leaderboard, histogram and player count, kept standings_seconds."""
+        now = time.monotonic()
+        kept = self._standings.get(puzzle_id)
+        if kept is not None and kept[0] > now:
+            return kept[1]
+        with self._read() as session:
+            read = Standings(
+                entries=self._leaderboard(session, puzzle_id, LEADERBOARD_SIZE),
+                histogram=self._score_histogram(session, puzzle_id),
+                players=self._player_count(session, puzzle_id),
             )
-            return {score: count for score, count in rows}
+        if self.standings_seconds > 0:
+            if len(self._standings) >= STANDINGS_KEPT:
+                self._standings.clear()
+            self._standings[puzzle_id] = (now + self.standings_seconds, read)
+        return read
+
+    def player_history(
+        self, player_id: str, before: str | None = None, limit: int = HISTORY_PAGE
+    ) -> list[PlayedRun] | None:
+        """The player's runs, newest first; with `before`, those stored before that run of
+        theirs (None when it is not one). Read off ix_runs_player_time, so a page costs the
+        same whatever the number of runs."""
+        newest_first = (Run.created_at.desc(), Run.id.desc())
+        with self._read() as session:
+            runs = select(Run).where(Run.player_id == player_id).order_by(*newest_first)
+            if before is not None:
+                cursor = session.execute(
+                    select(Run.created_at, Run.id).filter_by(player_id=player_id, id=before)
+                ).first()
+                if cursor is None:
+                    return None
+                runs = runs.where(tuple_(Run.created_at, Run.id) < tuple_(*cursor))
+            # The page is picked from the runs alone, so that no planner estimate can make
+            # it join all of a player's runs to their puzzles and sort them.
+            page = runs.limit(limit).subquery()
+            rows = session.execute(
+                select(
+                    page.c.id,
+                    Puzzle.game,
+                    Puzzle.seed,
+                    Puzzle.daily_date,
+                    Puzzle.number,
+                    page.c.score,
+                    page.c.tiebreak,
+                    page.c.finished,
+                    page.c.official,
+                    page.c.created_at,
+                )
+                .join(Puzzle, Puzzle.id == page.c.puzzle_id)
+                .order_by(page.c.created_at.desc(), page.c.id.desc())
+            )
+            return [PlayedRun(*row[:-1], created_at=_aware(row.created_at)) for row in rows]

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection
 
 from service.models import Attempt, utc_now
 from service.store_statements import RECORDED_ATTEMPT_COLUMNS, Statements
@@ -65,12 +65,13 @@ def _attempt_record(row: Mapping[str, Any]) -> AttemptRecord:
 class _Storage(Protocol):
     """What the attempts need of the Store they are part of."""
 
-    engine: Engine
     _sql: Statements
 
+    def _read_rows(self) -> AbstractContextManager[Connection]: ...
     def _write_rows(self) -> AbstractContextManager[Connection]: ...
     def _upsert_player(self, connection: Connection, player_id: str, name: str | None) -> None: ...
     def _store_run(self, connection: Connection, fields: dict[str, Any], official: bool) -> Any: ...
+    def _standings_changed(self, puzzle_id: int) -> None: ...
     @property
     def _insert(self) -> Any: ...
 
@@ -82,7 +83,7 @@ def _actions(storage: _Storage, connection: Connection, attempt_id: str) -> list
 
 def _one_attempt(storage: _Storage, statement: Any, **params: Any) -> AttemptRecord | None:
     # Plain rows, not ORM objects: an attempt is read on every append.
-    with storage.engine.connect() as connection:
+    with storage._read_rows() as connection:
         row = connection.execute(statement, params).mappings().first()
         return _attempt_record(row) if row else None
 
@@ -94,11 +95,11 @@ class AttemptStorage:
         self: _Storage, attempt_id: str, first: int = 0, stop: int | None = None
     ) -> list[Any]:
         """The attempt's actions at positions first to stop - 1 (to the last by default)."""
-        with self.engine.connect() as connection:
+        with self._read_rows() as connection:
             return _actions(self, connection, attempt_id)[first:stop]
 
     def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
-        with self.engine.connect() as connection:
+        with self._read_rows() as connection:
             found = self._sql.attempt_by_id.first(connection, {"attempt_id": attempt_id})
             return _attempt_record(found) if found else None
 
@@ -157,11 +158,16 @@ class AttemptStorage:
             extension = extend(attempt)
             if attempt is None:
                 raise LookupError(f"no attempt {attempt_id!r}")
-            if display_name is not None:
+            ends = extension is not None and extension.result is not None
+            if display_name is not None or ends:
+                # Before the attempt's row: the order every write that locks both takes.
                 self._upsert_player(connection, attempt.player_id, display_name)
             if extension is None:
                 return attempt
-            return AttemptStorage._append(self, connection, attempt, extension)
+            extended = AttemptStorage._append(self, connection, attempt, extension)
+        if ends:
+            self._standings_changed(attempt.puzzle_id)
+        return extended
 
     def _append(
         self: _Storage, connection: Connection, attempt: AttemptRecord, extension: Extension

@@ -28,14 +28,17 @@ from sqlalchemy import (
     DateTime,
     Dialect,
     Executable,
+    and_,
     bindparam,
+    exists,
     insert,
+    literal_column,
     select,
     update,
 )
 from sqlalchemy.exc import DBAPIError
 
-from service.models import Attempt, AttemptBatch, Player, Run
+from service.models import Attempt, AttemptBatch, Player, PlayerCount, Run, ScoreCount
 
 _ATTEMPT = Attempt.__table__.c
 RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
@@ -107,8 +110,13 @@ class DriverStatement:
 class Statements:
     add_player: DriverStatement  # player_id, now; an existing player is left as is
     name_player: Executable  # player_id, name; the name replaces the stored one
+    lock_player: DriverStatement  # player_id; PostgreSQL only, till the transaction ends
     insert_run: DriverStatement  # the run's columns but display_name; returns display_name
-    official_run_of: Executable  # puzzle_id, player_id
+    # puzzle_id, player_id: whether the player has a run (`stored`) and an official run
+    # (`official`) of the puzzle
+    earlier_runs_of: DriverStatement
+    count_player: DriverStatement  # puzzle_id: one more player
+    count_score: DriverStatement  # puzzle_id, score: one more official run of that score
     attempt_by_id: DriverStatement  # attempt_id
     attempt_of: Executable  # puzzle_id, player_id
     append: DriverStatement  # attempt_id, expected, new_played, new_state, new_over, now
@@ -125,6 +133,14 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
         id=bindparam("player_id"), created_at=bindparam("now", type_=DateTime(timezone=True))
     )
     named = dialect_insert(Player).values(id=bindparam("player_id"), display_name=bindparam("name"))
+    players_runs = and_(
+        Run.puzzle_id == bindparam("puzzle_id"), Run.player_id == bindparam("player_id")
+    )
+    one = literal_column("1")  # a constant, not a parameter the callers would have to pass
+    one_player = dialect_insert(PlayerCount).values(puzzle_id=bindparam("puzzle_id"), players=one)
+    one_run = dialect_insert(ScoreCount).values(
+        puzzle_id=bindparam("puzzle_id"), score=bindparam("score"), runs=one
+    )
     attempt_columns = [_ATTEMPT[name] for name in RECORDED_ATTEMPT_COLUMNS]
     return Statements(
         add_player=DriverStatement(
@@ -132,6 +148,10 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
         ),
         name_player=named.on_conflict_do_update(
             index_elements=["id"], set_={"display_name": named.excluded.display_name}
+        ),
+        lock_player=DriverStatement(
+            select(Player.id).where(Player.id == bindparam("player_id")).with_for_update(),
+            dialect,
         ),
         insert_run=DriverStatement(
             insert(Run)
@@ -153,10 +173,24 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
             .returning(Run.display_name),
             dialect,
         ),
-        official_run_of=select(Run.id).where(
-            Run.puzzle_id == bindparam("puzzle_id"),
-            Run.player_id == bindparam("player_id"),
-            Run.official,
+        earlier_runs_of=DriverStatement(
+            select(
+                exists().where(players_runs).label("stored"),
+                exists().where(players_runs, Run.official).label("official"),
+            ),
+            dialect,
+        ),
+        count_player=DriverStatement(
+            one_player.on_conflict_do_update(
+                index_elements=["puzzle_id"], set_={"players": PlayerCount.players + one}
+            ),
+            dialect,
+        ),
+        count_score=DriverStatement(
+            one_run.on_conflict_do_update(
+                index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + one}
+            ),
+            dialect,
         ),
         attempt_by_id=DriverStatement(
             select(*attempt_columns).where(Attempt.id == bindparam("attempt_id")), dialect

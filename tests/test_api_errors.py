@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -11,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from puzzles import GAMES, get_game
+from service.action_forms import FIELD_FORMS, INTEGER, action_schema
 from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import FINISHING_GAME, client_of, over_run, start_attempt, todays_daily
@@ -56,6 +59,12 @@ BAD_BODIES = {
     "empty name": b'{"actions": [], "name": ""}',
     "name too long": b'{"actions": [], "name": "' + b"n" * 41 + b'"}',
     "control characters in the name": b'{"actions": [], "name": "a\\u0007b"}',
+    "a lone surrogate in the name": b'{"actions": [], "name": "a\\udc00"}',
+    "a lone surrogate in a key": b'{"actions": [], "\\ud800": 1}',
+    "a lone surrogate in an action": b'{"actions": [{"type": "apply", "card": "\\udfff"}]}',
+    "a fraction": b'{"actions": [1.5]}',
+    "an integer written as a fraction": b'{"actions": [{"type": "start", "x": 2.0}]}',
+    "an exponent": b'{"actions": [1e3]}',
     "too many actions": b'{"actions": [' + b",".join([b"0"] * (LONGEST + 1)) + b"]}",
     "nested too deep": b'{"actions": [{"type": ' + b"[" * 20 + b"]" * 20 + b"}]}",
     "nested beyond any parser": b'{"actions": ' + b"[" * 5000 + b"]" * 5000 + b"}",
@@ -227,6 +236,62 @@ def test_a_tampered_action_is_a_422_naming_it_never_a_server_error(
         f"/api/v1/play/{game_name}/tampered",
         json={"actions": [*actions[:index], tampered]},
     )
-    assert response.status_code in (200, 422), response.data
+    assert response.status_code in (200, 400, 422), response.data
     if response.status_code == 422:
         assert response.get_json()["index"] == index
+    if response.status_code == 400:  # a field of the wrong JSON form, say true for an integer
+        assert response.get_json()["error"].startswith(f"actions/{index}/")
+
+
+def integer_fields(game_name: str) -> list[tuple[list[Any], int, str]]:
+    """(actions, index, field) for every integer field of every action type in a run."""
+    actions = over_run(get_game(game_name), "forms")
+    first_of_type = {action["type"]: index for index, action in reversed(list(enumerate(actions)))}
+    return [
+        (actions, index, field)
+        for index in sorted(first_of_type.values())
+        for field, form in FIELD_FORMS[game_name][actions[index]["type"]].items()
+        if form == INTEGER
+    ]
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_every_action_of_a_game_has_its_documented_form(game_name: str):
+    validator = jsonschema_rs.validator_for(action_schema())
+    game = get_game(game_name)
+    for seed in ("forms-1", "forms-2", "forms-3"):
+        state = game.new_game(seed)
+        for action in over_run(game, seed):
+            assert set(action) - {"type"} == set(FIELD_FORMS[game_name][action["type"]])
+            for legal in game.legal_actions(state):
+                assert validator.is_valid(legal), legal
+            state = game.apply(state, action)
+
+
+@pytest.mark.parametrize("form", ["true", "false", "{value}.0", "{value}e0", '"{value}"', "null"])
+def test_an_integer_field_in_another_json_form_is_a_400_and_stores_nothing(
+    form: str, client: FlaskClient, api_store: Store
+):
+    cases = integer_fields("rallye-raser")
+    assert {field for _, _, field in cases} == {"gear", "die", "row", "step", "delta"}
+    puzzle = api_store.ensure_puzzle("rallye-raser", "forms", GAMES["rallye-raser"].rules_version)
+    todays = todays_daily(api_store, "rallye-raser")
+    attempt = start_attempt(client, todays).get_json()
+    before = snapshot(api_store, puzzle), snapshot(api_store, todays)
+    for actions, index, field in cases:
+        value = form.format(value=actions[index][field])
+        prefix = json.dumps(actions[:index])[:-1] + (", " if index else "")
+        sent = json.dumps({**actions[index], field: "FORM"}).replace('"FORM"', value)
+        listed = prefix + sent + "]"
+        for path, body in (
+            (f"play/{puzzle.game}/{puzzle.seed}", '{"actions": ' + listed + "}"),
+            (f"puzzles/{puzzle.game}/{puzzle.seed}/runs", '{"actions": ' + listed + "}"),
+            (f"attempts/{attempt['attempt']}/actions", '{"played": 0, "actions": ' + listed + "}"),
+        ):
+            response = client.post(
+                f"/api/v1/{path}", data=body.encode(), content_type="application/json"
+            )
+            error = assert_json_error(response, 400)["error"]
+            assert f"actions/{index}/{field}" in error or "not an integer" in error, error
+    assert (snapshot(api_store, puzzle), snapshot(api_store, todays)) == before
+    assert api_store.get_attempt(attempt["attempt"]).played == 0

@@ -17,6 +17,7 @@ from flask import Blueprint, Response, current_app, request
 
 from puzzles import GAMES, Game, IllegalAction, State
 from service import daily
+from service.action_forms import action_schema
 from service.config import Config
 from service.openapi import Api, ApiError, PathParam
 from service.ratelimit import RateLimiter
@@ -94,6 +95,7 @@ TOKEN_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
 ACTIONS = {
     "type": "array",
     "maxItems": LONGEST_RUN,
+    "items": action_schema(),
     "description": "Actions as the legal_actions lists give them, in order "
     "(at most the game's max_actions)",
 }
@@ -225,9 +227,14 @@ def engine_answer(game: Game, state: State) -> dict[str, Any]:
 # Puzzles and their visibility
 
 
+def is_secret_day(day: date | None) -> bool:
+    """True for the date of a daily whose day is not over (None, practice, never is)."""
+    return day is not None and not daily.is_revealed(day)
+
+
 def is_hidden(puzzle: PuzzleRecord) -> bool:
     """A daily is hidden (no seed, no access by seed) until its day is over."""
-    return puzzle.daily_date is not None and not daily.is_revealed(puzzle.daily_date)
+    return is_secret_day(puzzle.daily_date)
 
 
 def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from service.openapi import ApiError
 from service.openapi import Response as Answer
 from service.queue import admit_solve, request_solve
 from service.ratelimit import client_key
-from service.store import PuzzleRecord, RunRecord
+from service.store import PuzzleRecord, RankedRun
 
 LEADERBOARD = api.schema(
     "Leaderboard",
@@ -166,7 +166,7 @@ def practice_puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
     return puzzle
 
 
-def _ranked(entries: list[RunRecord]) -> list[dict[str, Any]]:
+def _ranked(entries: list[RankedRun]) -> list[dict[str, Any]]:
     """Leaderboard rows with standard competition ranks (equal results share a rank)."""
     rows: list[dict[str, Any]] = []
     for position, run in enumerate(entries, start=1):
@@ -185,14 +185,14 @@ def _ranked(entries: list[RunRecord]) -> list[dict[str, Any]]:
 
 
 def leaderboard_answer(puzzle: PuzzleRecord) -> Response:
-    store = services().store
-    histogram = store.score_histogram(puzzle.id)
+    """The puzzle's standings as of at most a second ago (the store keeps them that long)."""
+    standings = services().store.standings(puzzle.id)
     return jsonify(
         {
             "puzzle": puzzle_json(puzzle),
-            "entries": _ranked(store.leaderboard(puzzle.id)),
-            "histogram": [{"score": s, "count": n} for s, n in histogram.items()],
-            "players": store.player_count(puzzle.id),
+            "entries": _ranked(standings.entries),
+            "histogram": [{"score": s, "count": n} for s, n in standings.histogram.items()],
+            "players": standings.players,
         }
     )
 
@@ -243,7 +243,7 @@ def get_puzzle(game: str, seed: str) -> Response:
 )
 def get_leaderboard(game: str, seed: str) -> Response:
     """The official runs of a revealed past daily (none for practice seeds), best first, and
-    how many reached each score."""
+    how many reached each score (as of at most a second ago)."""
     return leaderboard_answer(practice_puzzle(game, seed))
 
 

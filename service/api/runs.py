@@ -1,15 +1,17 @@
-"""Runs: practice runs submitted whole, and any stored run by its id (its share URL).
+"""Runs: practice runs submitted whole, any stored run by its id (its share URL), and the
+caller's own runs (their history).
 
 Official runs are made only by attempts (service.api.attempts). A run of a
 daily whose day is not over shows its score but not its actions, except to its
-own player and to players whose attempt of that daily is over.
+own player and to players whose attempt of that daily is over; the history lists
+no actions, and no seed of a daily whose day is not over.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, jsonify
+from flask import Response, jsonify, request
 
 from puzzles import GAMES
 from service import daily, players
@@ -24,6 +26,7 @@ from service.api.common import (
     api,
     attempt_is_over,
     is_hidden,
+    is_secret_day,
     puzzle_by_id,
     puzzle_json,
     replay,
@@ -32,7 +35,7 @@ from service.api.common import (
 from service.api.puzzles import practice_puzzle_or_new
 from service.openapi import ApiError, PathParam
 from service.openapi import Response as Answer
-from service.store import PuzzleRecord, RunRecord
+from service.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RunRecord
 
 api.path_param(
     PathParam(
@@ -100,6 +103,53 @@ RUN = api.schema(
             },
             "rules_version": {"type": "string", "description": "The rules it was scored under"},
             "yours": {"type": "boolean", "description": "True when the caller played it"},
+        },
+    },
+)
+HISTORY = api.schema(
+    "History",
+    {
+        "type": "object",
+        "required": ["runs", "next"],
+        "properties": {
+            "runs": {
+                "type": "array",
+                "maxItems": HISTORY_PAGE,
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "id",
+                        "game",
+                        "seed",
+                        "date",
+                        "number",
+                        "score",
+                        "tiebreak",
+                        "finished",
+                        "official",
+                        "created_at",
+                    ],
+                    "properties": {
+                        "id": TOKEN_ID,
+                        "game": GAME_NAME,
+                        "seed": {
+                            "anyOf": [SEED, {"type": "null"}],
+                            "description": "Null for a daily until its day is over",
+                        },
+                        "date": {"type": ["string", "null"], "format": "date"},
+                        "number": NULLABLE_INT,
+                        "score": NULLABLE_INT,
+                        "tiebreak": {"type": "integer"},
+                        "finished": {"type": "boolean"},
+                        "official": {"type": "boolean"},
+                        "created_at": {"type": "string", "format": "date-time"},
+                    },
+                },
+            },
+            "next": {
+                "type": ["string", "null"],
+                "description": "The `before` of the next page; null on the last",
+            },
         },
     },
 )
@@ -195,3 +245,43 @@ def get_run(run_id: str) -> Response:
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
     return jsonify(run_json(run, puzzle_by_id(run.puzzle_id)))
+
+
+def _history_json(played: PlayedRun) -> dict[str, Any]:
+    return {
+        "id": played.id,
+        "game": played.game,
+        "seed": None if is_secret_day(played.daily_date) else played.seed,
+        "date": played.daily_date.isoformat() if played.daily_date else None,
+        "number": played.number,
+        "score": played.score,
+        "tiebreak": played.tiebreak,
+        "finished": played.finished,
+        "official": played.official,
+        "created_at": played.created_at.isoformat(),
+    }
+
+
+@api.route(
+    "/players/me/runs",
+    "GET",
+    summary="The caller's runs",
+    responses={200: Answer("The caller's runs, newest first, a page at a time", HISTORY)},
+    errors=[404],
+)
+def get_my_runs() -> Response:
+    """The runs of the player in the request's cookie, newest first, 50 a page (none without
+    a cookie), without their actions. `?before=<id>` gives the page after the run `id`;
+    `next` is that id for the following page, null on the last. A daily's seed shows once
+    its day is over."""
+    player = players.current_player_id()
+    before = request.args.get("before")
+    page = [] if player is None else services().store.player_history(player, before)
+    if page is None:
+        raise ApiError(404, f"no run {before!r} of yours")
+    following = page[-1].id if len(page) == HISTORY_PAGE else None
+    response = jsonify({"runs": [_history_json(run) for run in page], "next": following})
+    # One player's own runs: no shared cache may keep them.
+    response.cache_control.private = True
+    response.cache_control.no_store = True
+    return response
