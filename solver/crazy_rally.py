@@ -181,7 +181,7 @@ def targets(highest: int) -> Iterable[int]:
     The graph grows four to eight times with each point the target drops, so a
     target one point below the optimum costs more than every target above it
     together: the steps are single points for as long as optima lie below the
-    bound (at most 8 points on 1,000 seeds), and only then widen.
+    bound (at most 7 points on quality-0..999), and only then widen.
     """
     margin = 0
     while highest - margin > 0:
