@@ -307,11 +307,11 @@ def test_a_working_worker_logs_no_seed_of_a_coming_daily(
     service_env, process_env: dict[str, str], tmp_path
 ):
     """The real `rally worker` plans the coming week and starts solving it: its log names
-    the jobs (by commitment), never a seed."""
+    the jobs (by commitment), never a seed, even at DEBUG, where RQ logs every job."""
     log_path = tmp_path / "worker.log"
     env = {**process_env, **{name: value for name, value in os.environ.items()
                              if name.startswith("RALLY_") or name in ("DATABASE_URL", "REDIS_URL")},
-           "RALLY_DAILY_KEY": KEY}
+           "RALLY_DAILY_KEY": KEY, "RALLY_LOG_LEVEL": "DEBUG"}
     with log_path.open("w") as log:
         worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
