@@ -79,6 +79,13 @@ def served_site(folder: Path, redis_url: str, **settings: str) -> Iterator[Site]
         "REDIS_URL": redis_url,
         "RALLY_SECRET_KEY": "browser-test-secret-key-of-at-least-32-bytes",
         "RALLY_DAILY_KEY": "browser-test-daily-key-of-at-least-32-bytes",
+        # Every test's browser comes from one address, and no worker solves the practice
+        # seeds they open: limits per address are lifted here and tested on their own.
+        "RALLY_MAX_PENDING_SOLVES": "100000",
+        "RALLY_MAX_PENDING_SOLVES_PER_CLIENT": "100000",
+        "RALLY_NEW_SEEDS_PER_HOUR": "100000",
+        "RALLY_NEW_PLAYERS_PER_HOUR": "100000",
+        "RALLY_ATTEMPTS_PER_ADDRESS": "100000",
         **settings,
     }
     config = Config.from_env(env)

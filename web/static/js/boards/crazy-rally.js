@@ -9,11 +9,12 @@ const PREVIEW_MS = 1600;
 const SYMBOLS = { tyre: ["◎", "tyre: +1 maximum speed"], wheel: ["✇", "steering wheel: +1 manoeuvrability"], nut: ["⬢", "nut: +1 body strength"] };
 const EFFECTS = { draw_two: "draw two cards", speed_up: "+1 speed", slow_down: "−1 speed" };
 const OUTCOMES = {
-  finished: "Finished! Distance plus 2 points for each event card still in hand.",
+  finished: (bonus) => `Finished! Distance plus ${points(bonus)} for each event card still in hand.`,
   eliminated: "Eliminated: the car's body strength ran out.",
   crashed_last: "Crashed on the last card: the car did not finish.",
 };
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+const points = (n) => `${n} point${n === 1 ? "" : "s"}`;
 
 
 function cardData(view, id) {
@@ -96,6 +97,7 @@ function lastTurn(last) {
   if (last.manoeuvrability_loss) notes.push(`Manoeuvrability −${last.manoeuvrability_loss}.`);
   if (last.crashed) notes.push(`Crash! Speed 0, body −${last.crash_damage}, manoeuvrability restored.`);
   if (last.event_drawn?.length) notes.push(`The event drew ${last.event_drawn.join(", ")} (playable from the next turn).`);
+  if (last.event_redrawn?.length) notes.push(`That left no adjustment card in hand: ${last.event_redrawn.join(", ")} went to the discard and as many were drawn.`);
   notes.push(`Distance +${last.gained}.`);
   return h("section", { class: "panel last-turn", "aria-label": "The revealed track card" },
     h("h2", {}, "Revealed track card"),
@@ -191,7 +193,7 @@ export function createBoard(root, { interactive, onPlay }) {
           interactive ? choiceButton("No event", "event", "none", choice.event === null, () => pick("event", null)) : null,
           view.events.map((card) => cardButton(card, { pressed: interactive ? choice.event === card.id : undefined, focusKey: `event:${card.id}`,
             disabled: !interactive || !events.includes(card.id), onclick: () => pick("event", card.id) })))
-        : h("p", { class: "muted" }, "No event cards in hand. Each one kept to the end is worth 2 points."),
+        : h("p", { class: "muted" }, `No event cards in hand. Each one kept to the end is worth ${points(view.event_bonus)}.`),
       interactive ? h("div", { class: "actions" },
         h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
           action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null);
@@ -200,7 +202,7 @@ export function createBoard(root, { interactive, onPlay }) {
   function overPanel() {
     return h("section", { class: "panel outcome", "aria-label": "Race over" },
       h("h2", {}, view.outcome === "finished" ? `Score ${view.score}` : "No score"),
-      h("p", {}, OUTCOMES[view.outcome]));
+      h("p", {}, view.outcome === "finished" ? OUTCOMES.finished(view.event_bonus) : OUTCOMES[view.outcome]));
   }
 
   function phasePanel() {
