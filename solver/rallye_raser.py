@@ -215,10 +215,9 @@ def build_graph(
 def earliest_finish(track: Track, key: Key, target: int = TOP_SCORE) -> int:
     """A lower bound on the round in which a run from this node finishes with at
     least target points."""
-    finish_row = track.state["card_starts"][-1]
     round_number, row, _, gear, _, no_upshift, timer, control = key
-    bound = rounds_bound(target, finish_row)
-    return round_number - 1 + bound[(timer, control, gear, no_upshift, finish_row - row)]
+    bound = rounds_bound(target, tuple(track.state["card_starts"]))
+    return round_number - 1 + bound[(timer, control, gear, no_upshift, row)]
 
 
 def _hope_filter(track: Track, horizon: int, target: int) -> Callable[[Key], bool]:

@@ -35,7 +35,7 @@ def track_state(*cards: list[str], **changes) -> dict:
 
 def rolled(state: dict, pool: list[int], **changes) -> dict:
     """The state after a roll that showed pool (hand-chosen dice)."""
-    return {**state, "phase": "dice", "rolls": 1, "used_since_roll": False, "pool": pool, **changes}
+    return {**state, "phase": "dice", "rolls": 1, "placed_since_roll": False, "pool": pool, **changes}
 
 
 def place(die: int, row: int, lane: str) -> dict:
