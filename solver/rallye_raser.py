@@ -221,13 +221,12 @@ def earliest_finish(track: Track, key: Key, target: int = TOP_SCORE) -> int:
 
 
 def _hope_filter(track: Track, horizon: int, target: int) -> Callable[[Key], bool]:
-    """Whether a node can still finish with target points by round horizon (memoised)."""
-    verdicts: dict[Key, bool] = {}
+    """Whether a node can still finish with target points by round horizon."""
+    bound = rounds_bound(target, tuple(track.state["card_starts"]))
 
     def hopeful(key: Key) -> bool:
-        if key not in verdicts:
-            verdicts[key] = earliest_finish(track, key, target) <= horizon
-        return verdicts[key]
+        round_number, row, _, gear, _, no_upshift, timer, control = key
+        return round_number - 1 + bound[(timer, control, gear, no_upshift, row)] <= horizon
 
     return hopeful
 
