@@ -15,10 +15,13 @@ passes the filter, and the build stops at the first round holding a top
 finish), so horizons start a few rounds past the start's bound and grow in
 steps; the first that succeeds holds the earliest top finish. If none up to
 the safety bound does, no run scores 18, and the same search asks for 17, then
-16, and so on, pruned by the bound for that score. OR-Tools' min-cost flow
-then sends one unit from the start to a sink; a finishing arc costs
-(18 - score) * BIG + its round, so the cheapest path is the best (score, fewest
-rounds) and the flow proves it.
+16, and so on, pruned by the bound for that score. The relaxed game knows where
+the cards begin, so it counts the gear checks a run still meets (RR-21: one per
+card advance, not one per round); that keeps the filter for a score that is out
+of reach tight, and a start that cannot reach 18 is no slower than one that can.
+OR-Tools' min-cost flow then sends one unit from the start to a sink; a
+finishing arc costs (18 - score) * BIG + its round, so the cheapest path is the
+best (score, fewest rounds) and the flow proves it.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from solver.core import Optimum
 from solver.rallye_raser import (
     build_graph,
     dominates,
+    earliest_finish,
     greedy_actions,
     heuristic_actions,
     independent_optimum,
@@ -25,6 +26,7 @@ from solver.rallye_raser import (
     optimum_from,
     round_arcs,
 )
+from solver.rallye_raser_bound import UNREACHABLE, rounds_bound
 from solver.rallye_raser_round import Track
 
 GAME = get_game("rallye-raser")
@@ -192,6 +194,26 @@ def test_last_round_optimum_equals_exhaustive_engine_play(seed, changes):
     found = optimum_from(start)
     assert found.optimum == max(scores, default=None)
     assert found.tiebreak == (-MAX_ROUNDS if scores else None)
+
+
+def test_bound_counts_gear_checks_only_on_card_advance():
+    """On a single card no gear check ever runs (RR-21), so from timer 4 the best
+    is a perfect finish at 2 x 5 + 6 = 16: the bound must not let a check every
+    round raise the timer. On two cards one check runs: from timer 6 and control 4
+    a check in gear 1 gives (5, 6), and a perfect finish then 18."""
+    one_card = rounds_bound(17, (0, 6))
+    assert all(one_card[(4, 6, gear, False, 0)] == UNREACHABLE for gear in (1, 2, 3))
+    assert rounds_bound(16, (0, 6))[(4, 6, 3, False, 0)] == 2
+    assert rounds_bound(18, (0, 6))[(6, 4, 3, False, 0)] == UNREACHABLE
+    assert rounds_bound(18, (0, 3, 6))[(6, 4, 3, False, 0)] < UNREACHABLE
+
+
+@pytest.mark.parametrize("seed", ["bound-4", "bound-5"])
+def test_bound_never_exceeds_the_optimal_round(seed):
+    start = {**GAME.new_game(seed), "timer": 3, "control": 2}
+    found = optimum_from(start)
+    track = Track(seed, start)
+    assert earliest_finish(track, node_key(start), found.optimum) <= -found.tiebreak
 
 
 def test_witness_from_a_hand_made_position_replays():
