@@ -20,6 +20,7 @@ import importlib
 import multiprocessing
 import resource
 import statistics
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ class GameFigures:
     heuristic_finished: int = 0
     peak_mib: float = 0.0
     slowest: tuple[float, str] = (0.0, "")
+    solve_cpu_seconds: list[float] = field(default_factory=list)
 
 
 def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, int]:
@@ -52,11 +54,21 @@ def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, in
 
 def measure_seed(figures: GameFigures, seed: str, solve_only: bool = False) -> None:
     module = importlib.import_module(SOLVER_MODULES[figures.game])
+    cpu_started = time.process_time()
     result = solve(figures.game, seed)
+    figures.solve_cpu_seconds.append(time.process_time() - cpu_started)
     figures.optima[(result.optimum, result.tiebreak)] += 1
     figures.solve_seconds.append(result.seconds)
     figures.slowest = max(figures.slowest, (result.seconds, seed))
     if solve_only:
+        # A long sweep says how far it got, so that a partial run still tells something.
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"{seed} {result.optimum} {result.tiebreak} {result.seconds:.2f}s "
+            f"cpu {figures.solve_cpu_seconds[-1]:.2f}s peak {rss:.0f} MiB",
+            file=sys.stderr,
+            flush=True,
+        )
         return
     started = time.perf_counter()
     independent = module.independent_optimum(seed)
@@ -113,6 +125,11 @@ def report(figures: GameFigures, solve_only: bool) -> None:
     print(
         f"solve seconds: median {statistics.median(solve_s):.3f}  "
         f"p95 {percentile(solve_s, 0.95):.3f}  max {max(solve_s):.3f} ({figures.slowest[1]})"
+    )
+    cpu = figures.solve_cpu_seconds
+    print(
+        f"solve CPU seconds: median {statistics.median(cpu):.3f}  "
+        f"p95 {percentile(cpu, 0.95):.3f}  max {max(cpu):.3f}"
     )
     if solve_only:
         print(f"peak memory: {figures.peak_mib:.0f} MiB")
