@@ -6,7 +6,11 @@ time beside the independent exact search's time on the same seeds, peak memory,
 and how a simple greedy player and a heuristic player fare against the optimum.
 Each game runs in its own process so its peak memory is its own.
 
-Usage: python -m bench.solver [--seeds N] [--game NAME] [--start K]
+For Rallye Raser it also prints the spread of the optimal round count and the
+share of seeds that the most common optimal (score, rounds) pair covers.
+
+Usage: python -m bench.solver [--seeds N] [--game NAME] [--start K] [--solve-only]
+(--solve-only: only the OR-Tools solve, for long timing sweeps)
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import importlib
 import multiprocessing
 import resource
 import statistics
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -47,7 +52,7 @@ def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, in
     return game.score(final), game.tiebreak(final)
 
 
-def measure_seed(figures: GameFigures, seed: str) -> None:
+def measure_seed(figures: GameFigures, seed: str, solve_only: bool = False) -> None:
     module = importlib.import_module(SOLVER_MODULES[figures.game])
     cpu_started = time.process_time()
     result = solve(figures.game, seed)
@@ -55,6 +60,16 @@ def measure_seed(figures: GameFigures, seed: str) -> None:
     figures.seeds.append(seed)
     figures.optima[(result.optimum, result.tiebreak)] += 1
     figures.solve_seconds.append(result.seconds)
+    if solve_only:
+        # A long sweep says how far it got, so that a partial run still tells something.
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"{seed} {result.optimum} {result.tiebreak} {result.seconds:.2f}s "
+            f"cpu {figures.solve_cpu_seconds[-1]:.2f}s peak {rss:.0f} MiB",
+            file=sys.stderr,
+            flush=True,
+        )
+        return
     started = time.perf_counter()
     independent = module.independent_optimum(seed)
     figures.independent_seconds.append(time.perf_counter() - started)
@@ -69,10 +84,12 @@ def measure_seed(figures: GameFigures, seed: str) -> None:
     figures.heuristic_finished += heuristic[0] is not None
 
 
-def measure_game(game_name: str, seeds: list[str], out: multiprocessing.Queue) -> None:
+def measure_game(
+    game_name: str, seeds: list[str], out: multiprocessing.Queue, solve_only: bool
+) -> None:
     figures = GameFigures(game_name)
     for seed in seeds:
-        measure_seed(figures, seed)
+        measure_seed(figures, seed, solve_only)
     figures.peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out.put(figures)
 
@@ -82,7 +99,19 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def report(figures: GameFigures) -> None:
+def rallye_raser_spread(figures: GameFigures) -> None:
+    """The optimal round count's spread and the most common pair's share of seeds."""
+    count = sum(figures.optima.values())
+    rounds = Counter()
+    for (_, tiebreak), seeds in figures.optima.items():
+        rounds[None if tiebreak is None else -tiebreak] += seeds
+    spread = "  ".join(f"{n}: {seeds}" for n, seeds in sorted(rounds.items(), key=str))
+    print(f"optimal rounds (rounds: seeds): {spread}")
+    pair, seeds = figures.optima.most_common(1)[0]
+    print(f"most common optimal pair {pair}: {seeds}/{count} = {seeds / count:.0%} of seeds")
+
+
+def report(figures: GameFigures, solve_only: bool) -> None:
     count = len(figures.solve_seconds)
     print(f"\n== {figures.game}: {count} seeds")
     print("optimum distribution (score, tiebreak): seeds")
@@ -90,18 +119,19 @@ def report(figures: GameFigures) -> None:
         print(f"  {pair}: {seeds}")
     no_finish = sum(n for (score, _), n in figures.optima.items() if score is None)
     print(f"seeds with no finishing run: {no_finish}")
+    if figures.game == "rallye-raser":
+        rallye_raser_spread(figures)
     solve_s, indep_s = figures.solve_seconds, figures.independent_seconds
-    print(
-        f"solve seconds: median {statistics.median(solve_s):.3f}  "
-        f"p95 {percentile(solve_s, 0.95):.3f}  max {max(solve_s):.3f}"
-    )
     cpu_s = figures.solve_cpu_seconds
-    slowest = max(range(count), key=cpu_s.__getitem__)
-    print(
-        f"solve CPU seconds: median {statistics.median(cpu_s):.3f}  "
-        f"p95 {percentile(cpu_s, 0.95):.3f}  max {cpu_s[slowest]:.3f} "
-        f"({figures.seeds[slowest]})"
-    )
+    for label, times in (("solve seconds", solve_s), ("solve CPU seconds", cpu_s)):
+        slowest = max(range(count), key=times.__getitem__)
+        print(
+            f"{label}: median {statistics.median(times):.3f}  p95 "
+            f"{percentile(times, 0.95):.3f}  max {times[slowest]:.3f} ({figures.seeds[slowest]})"
+        )
+    if solve_only:
+        print(f"peak memory: {figures.peak_mib:.0f} MiB")
+        return
     ratio = statistics.median(indep_s) / max(statistics.median(solve_s), 1e-9)
     print(
         f"independent search seconds: median {statistics.median(indep_s):.3f}  "
@@ -122,16 +152,19 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=50)
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--game", choices=sorted(SOLVER_MODULES), action="append")
+    parser.add_argument("--solve-only", action="store_true")
     args = parser.parse_args()
     seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
     context = multiprocessing.get_context("spawn")
     for game_name in args.game or sorted(SOLVER_MODULES):
         out = context.Queue()
-        worker = context.Process(target=measure_game, args=(game_name, seeds, out))
+        worker = context.Process(
+            target=measure_game, args=(game_name, seeds, out, args.solve_only)
+        )
         worker.start()
         figures = out.get()
         worker.join()
-        report(figures)
+        report(figures, args.solve_only)
 
 
 if __name__ == "__main__":

@@ -27,17 +27,17 @@ from puzzles.rallye_raser_track import (
 )
 from puzzles.rng import dice
 
-RULES_VERSION = "rr-1"
+RULES_VERSION = "rr-2"
 DICE_COUNT = 3
 MAX_GEAR = 3
 MAX_REROLLS = 2
 TRACK_MAX = 6  # timer and control both range 0..6 (RR-1)
 MAX_ROUNDS = 40  # RR-26: a run not finished after this many rounds ends unfinished
 # RR-26: the most actions one round can take: gear 1, roll 1, rerolls 2, route dice 3,
-# reserve 3 (each takes one of the three white dice), reserve spent 4 (three
-# reserved this round plus one carried in), control 6 (control never rises
+# reserve 1 (one reservation a round, RR-12), reserve placed or spent 2 (the one
+# carried in and the one reserved this round), control 6 (control never rises
 # within a round), move 1.
-MAX_ACTIONS_PER_ROUND = 1 + 1 + MAX_REROLLS + MAX_GEAR + DICE_COUNT + 4 + TRACK_MAX + 1
+MAX_ACTIONS_PER_ROUND = 1 + 1 + MAX_REROLLS + MAX_GEAR + 1 + 2 + TRACK_MAX + 1
 
 # What each action type must carry besides "type": field name -> allowed values
 # (None: any int). Actions are compared by their JSON form, so extra keys are refused.
@@ -76,7 +76,8 @@ def start_state(seed: str, deck: list[dict[str, Any]], sections: list[list[str]]
         "no_upshift": False,
         "shifted": False,
         "rolls": 0,
-        "used_since_roll": False,
+        "placed_since_roll": False,
+        "reserved_this_round": False,
         "pool": [],
         "reserve": None,
         "route": [],
@@ -93,16 +94,21 @@ def _checked_fields(action: Action) -> tuple[str, dict[str, Any]]:
     kind = action.get("type") if isinstance(action, dict) else None
     if not isinstance(kind, str) or kind not in ACTION_FIELDS:
         known = ", ".join(ACTION_FIELDS)
-        raise IllegalAction(f"an action is a JSON object whose type is one of: {known}")
+        raise IllegalAction(f"RR-27 (actions): an action is a JSON object of type {known}")
     expected = ACTION_FIELDS[kind]
     if set(action) != {"type", *expected}:
-        raise IllegalAction(f"a {kind!r} action has exactly the fields type, {', '.join(expected)}")
+        fields = ", ".join(["type", *expected])
+        raise IllegalAction(f"RR-27 (actions): a {kind!r} action has exactly the fields {fields}")
     for name, allowed in expected.items():
         value = action[name]
-        if allowed is None and (type(value) is not int):
-            raise IllegalAction(f"field {name!r} of a {kind!r} action is an integer")
-        if allowed is not None and value not in allowed:
-            raise IllegalAction(f"field {name!r} of a {kind!r} action is one of {list(allowed)}")
+        # By exact type: True == 1 and 2.0 == 2 in Python, but neither is the
+        # contract's JSON integer, and a run must be stored exactly as the rules read it.
+        if allowed is None and type(value) is not int:
+            raise IllegalAction(f"RR-27 (actions): {kind!r} field {name!r} is a JSON integer")
+        if allowed is not None and (type(value) is not type(allowed[0]) or value not in allowed):
+            raise IllegalAction(
+                f"RR-27 (actions): {kind!r} field {name!r} is one of {list(allowed)}"
+            )
     return kind, action
 
 
@@ -206,19 +212,29 @@ def _roll(state: State, action: Action) -> State:
     _require_phase(state, "shift")
     count = DICE_COUNT - (state["reserve"] is not None)
     pool = list(dice(state["seed"], state["round"], 0, count))
-    return {**state, "phase": "dice", "rolls": 1, "used_since_roll": False, "pool": pool}
+    return {**state, "phase": "dice", "rolls": 1, "placed_since_roll": False, "pool": pool}
+
+
+def can_place(state: State) -> bool:
+    """Whether some die of the pool could go on the route now (RR-8)."""
+    return bool(state["pool"]) and bool(_route_targets(state))
+
+
+def roll_used(state: State) -> bool:
+    """RR-8: a die of the latest roll lies on the road, or none of them could."""
+    return state["placed_since_roll"] or not can_place(state)
 
 
 def _reroll(state: State, action: Action) -> State:
     _require_phase(state, "dice")
     if state["rolls"] > MAX_REROLLS:
         raise _refuse("RR-8 (reroll): at most two rerolls per round")
-    if not state["used_since_roll"]:
-        raise _refuse("RR-8 (reroll): use at least one die of the last roll before rerolling")
     if not state["pool"]:
         raise _refuse("RR-8 (reroll): no white die is left to reroll")
+    if not roll_used(state):
+        raise _refuse("RR-8 (reroll): place a die of the latest roll on the road first")
     pool = list(dice(state["seed"], state["round"], state["rolls"], len(state["pool"])))
-    return {**state, "rolls": state["rolls"] + 1, "used_since_roll": False, "pool": pool}
+    return {**state, "rolls": state["rolls"] + 1, "placed_since_roll": False, "pool": pool}
 
 
 def _place(state: State, action: Action) -> State:
@@ -231,7 +247,7 @@ def _place(state: State, action: Action) -> State:
         **state,
         "pool": _without(state["pool"], action["die"]),
         "route": [*state["route"], placed],
-        "used_since_roll": True,
+        "placed_since_roll": True,
     }
 
 
@@ -240,11 +256,16 @@ def _reserve(state: State, action: Action) -> State:
     value = _require_pool_die(state, action["die"])
     if state["reserve"] is not None:
         raise _refuse("RR-12 (reserve): only one die may be reserved at a time")
+    if state["reserved_this_round"]:
+        raise _refuse("RR-12 (reserve): one reservation per round")
+    if len(state["pool"]) == 1 and not roll_used(state):
+        raise _refuse("RR-8 (reroll): the last die of a roll is placed, not reserved, "
+                      "until a die of that roll lies on the road")
     return {
         **state,
         "pool": _without(state["pool"], action["die"]),
         "reserve": value,
-        "used_since_roll": True,
+        "reserved_this_round": True,
     }
 
 
@@ -301,11 +322,18 @@ def _drive_route(state: State) -> tuple[dict[str, Any], int, int, list[dict[str,
     return car, gear, timer, events
 
 
+def finish_is_perfect(state: State) -> bool:
+    """RR-24: as many dice as the gear, every one in the car's lane with a value that fits it."""
+    lane = state["car"]["lane"]
+    route = state["route"]
+    return len(route) == state["gear"] and all(
+        die["lane"] == lane and lane_fits(lane, die["value"]) for die in route
+    )
+
+
 def _finish(state: State, timer: int, events: list[dict[str, Any]]) -> dict[str, Any]:
     """RR-24: a perfect finish gives timer +1, an unclean one timer -1; step IV is skipped."""
-    start_lane = state["car"]["lane"]
-    route = state["route"]
-    perfect = len(route) == state["gear"] and all(die["lane"] == start_lane for die in route)
+    perfect = finish_is_perfect(state)
     timer = _cap(timer + (1 if perfect else -1))
     events.append({"type": "finish", "perfect": perfect})
     return {"timer": timer, "status": "finished" if timer > 0 else "timer_out"}
@@ -315,21 +343,21 @@ GEAR_CHECK = {3: (1, -1), 2: (-1, 1), 1: (-1, 2)}  # gear -> (timer change, cont
 
 
 def _round_end(state: State, car: dict[str, Any], gear: int, timer: int, events: list) -> State:
-    """Step IV: engine damage, card advance and the gear check (RR-19 to RR-21, RR-26)."""
-    damaged = len(state["route"]) < state["gear"]
+    """Step IV: engine damage, then card advance with its gear check (RR-19 to RR-21, RR-26)."""
+    damaged = len(state["route"]) < gear
     if damaged:
         gear = 1
         events.append({"type": "engine_damage"})
-    card_a = state["card_a"]
+    card_a, control = state["card_a"], state["control"]
     if card_index(state["card_starts"], car["row"]) == card_a + 1:
         card_a += 1
         events.append({"type": "card_advance"})
-    timer_change, control_change = GEAR_CHECK[gear]
-    timer = _cap(timer + timer_change)
-    control = _cap(state["control"] + control_change)
-    events.append(
-        {"type": "gear_check", "gear": gear, "timer": timer_change, "control": control_change}
-    )
+        timer_change, control_change = GEAR_CHECK[gear]
+        timer = _cap(timer + timer_change)
+        control = _cap(control + control_change)
+        events.append(
+            {"type": "gear_check", "gear": gear, "timer": timer_change, "control": control_change}
+        )
     status = "running"
     if timer == 0:
         status = "timer_out"
@@ -347,6 +375,8 @@ def _round_end(state: State, car: dict[str, Any], gear: int, timer: int, events:
 
 def _move(state: State, action: Action) -> State:
     _require_phase(state, "dice")
+    if not roll_used(state):
+        raise _refuse("RR-8 (reroll): place a die of the latest roll on the road before driving")
     car, gear, timer, events = _drive_route(state)
     if timer == 0:
         outcome: dict[str, Any] = {"timer": 0, "status": "timer_out"}  # RR-22: ends at once
@@ -364,7 +394,8 @@ def _move(state: State, action: Action) -> State:
         "phase": "shift",
         "shifted": False,
         "rolls": 0,
-        "used_since_roll": False,
+        "placed_since_roll": False,
+        "reserved_this_round": False,
         "pool": [],
         "route": [],
         "last_round": events,
@@ -422,19 +453,26 @@ def _adjust_actions(state: State, kind: str, amount: int) -> list[Action]:
 
 def _dice_actions(state: State) -> list[Action]:
     targets = _route_targets(state)
+    used = roll_used(state)
     actions: list[Action] = []
-    if state["rolls"] <= MAX_REROLLS and state["used_since_roll"] and state["pool"]:
+    if state["rolls"] <= MAX_REROLLS and used and state["pool"]:
         actions.append({"type": "reroll"})
+    may_reserve = (
+        state["reserve"] is None
+        and not state["reserved_this_round"]
+        and (used or len(state["pool"]) > 1)
+    )
     for die in range(len(state["pool"])):
         actions.extend({"type": "place", "die": die, **target} for target in targets)
-        if state["reserve"] is None:
+        if may_reserve:
             actions.append({"type": "reserve", "die": die})
     if state["reserve"] is not None:
         actions.extend({"type": "place_reserve", **target} for target in targets)
         actions.extend(_adjust_actions(state, "modify", state["reserve"]))
     if state["control"] > 0:
         actions.extend(_adjust_actions(state, "control", 1))
-    actions.append({"type": "move"})
+    if used:
+        actions.append({"type": "move"})
     return actions
 
 

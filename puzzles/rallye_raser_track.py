@@ -51,19 +51,61 @@ def card_problems(sections: list[str]) -> list[str]:
         problems.append("a section is three fields of '.', '1', '2' or 'x'")
     if any(s[1] == ABSENT for s in sections):
         problems.append("lane M exists in every section")
-    limits = [
-        (row, lane) for row, s in enumerate(sections) for lane, f in enumerate(s) if f in LIMITS
-    ]
-    if len(limits) > 1:
-        problems.append("at most one speed-limit field per card")
-    for row, lane in limits:
-        if lane == 1 and sections[row].count(ABSENT) == 1:
-            problems.append("no speed limit in lane M of a two-lane section")
-        if row in (0, len(sections) - 1):
-            # Kept off the card ends so that no order or rotation of the deck can put
-            # one speed limit directly ahead of another across a card boundary.
-            problems.append("no speed limit in a card's first or last section")
+    if any(s.count(ABSENT) > 1 for s in sections):
+        problems.append("every section has 2 or 3 lanes")
+    if any(s.count(ABSENT) == 1 and s[1] in LIMITS for s in sections):
+        problems.append("no speed limit in lane M of a two-lane section")
     return problems
+
+
+def _steps(track: list[str], row: int, lane: int) -> list[tuple[int, int]]:
+    """The fields one route die may reach from (row, lane): ahead or beside, never onto
+    an absent field, never from a speed limit onto another (RR-10, RR-11)."""
+    here = track[row][lane] if row < len(track) else ROAD
+    steps = []
+    for to_row, to_lane in ((row + 1, lane), (row, lane - 1), (row, lane + 1)):
+        if not 0 <= to_lane < len(LANES) or to_row > len(track):
+            continue
+        there = track[to_row][to_lane] if to_row < len(track) else ROAD
+        if there != ABSENT and not (here in LIMITS and there in LIMITS):
+            steps.append((to_row, to_lane))
+    return steps
+
+
+def dead_ends(track: list[str]) -> list[tuple[int, str]]:
+    """The fields of track from which no sequence of route steps leads past its end."""
+    escaped = {(len(track), lane) for lane in range(len(LANES))}
+    changed = True
+    while changed:
+        changed = False
+        for row in range(len(track) - 1, -1, -1):
+            for lane in range(len(LANES)):
+                if track[row][lane] == ABSENT or (row, lane) in escaped:
+                    continue
+                if any(step in escaped for step in _steps(track, row, lane)):
+                    escaped.add((row, lane))
+                    changed = True
+    return [
+        (row, LANES[lane])
+        for row in range(len(track))
+        for lane in range(len(LANES))
+        if track[row][lane] != ABSENT and (row, lane) not in escaped
+    ]
+
+
+def deck_problems(cards: list[list[str]]) -> list[str]:
+    """Whether some order and rotation of these cards can trap the car (RR-2): every
+    field of every card, rotated or not, followed by any other card, rotated or not,
+    must lead onto that next card, and onto the finish zone when the card is last."""
+    layouts = [(index, way) for index, card in enumerate(cards) for way in (card, rotated(card))]
+    problems = []
+    for index, card in layouts:
+        if dead_ends(card):
+            problems.append(f"card {index}: a field leads nowhere")
+        for other, after in layouts:
+            if other != index and dead_ends([*card, after[0]]):
+                problems.append(f"card {index}: a field cannot reach card {other}")
+    return sorted(set(problems))
 
 
 def deal_deck(seed: str) -> list[dict[str, Any]]:

@@ -15,10 +15,13 @@ passes the filter, and the build stops at the first round holding a top
 finish), so horizons start a few rounds past the start's bound and grow in
 steps; the first that succeeds holds the earliest top finish. If none up to
 the safety bound does, no run scores 18, and the same search asks for 17, then
-16, and so on, pruned by the bound for that score. OR-Tools' min-cost flow
-then sends one unit from the start to a sink; a finishing arc costs
-(18 - score) * BIG + its round, so the cheapest path is the best (score, fewest
-rounds) and the flow proves it.
+16, and so on, pruned by the bound for that score. The relaxed game knows where
+the cards begin, so it counts the gear checks a run still meets (RR-21: one per
+card advance, not one per round); that keeps the filter for a score that is out
+of reach tight, and a start that cannot reach 18 is no slower than one that can.
+OR-Tools' min-cost flow then sends one unit from the start to a sink; a
+finishing arc costs (18 - score) * BIG + its round, so the cheapest path is the
+best (score, fewest rounds) and the flow proves it.
 """
 
 from __future__ import annotations
@@ -215,20 +218,18 @@ def build_graph(
 def earliest_finish(track: Track, key: Key, target: int = TOP_SCORE) -> int:
     """A lower bound on the round in which a run from this node finishes with at
     least target points."""
-    finish_row = track.state["card_starts"][-1]
     round_number, row, _, gear, _, no_upshift, timer, control = key
-    bound = rounds_bound(target, finish_row)
-    return round_number - 1 + bound[(timer, control, gear, no_upshift, finish_row - row)]
+    bound = rounds_bound(target, tuple(track.state["card_starts"]))
+    return round_number - 1 + bound[(timer, control, gear, no_upshift, row)]
 
 
 def _hope_filter(track: Track, horizon: int, target: int) -> Callable[[Key], bool]:
-    """Whether a node can still finish with target points by round horizon (memoised)."""
-    verdicts: dict[Key, bool] = {}
+    """Whether a node can still finish with target points by round horizon."""
+    bound = rounds_bound(target, tuple(track.state["card_starts"]))
 
     def hopeful(key: Key) -> bool:
-        if key not in verdicts:
-            verdicts[key] = earliest_finish(track, key, target) <= horizon
-        return verdicts[key]
+        round_number, row, _, gear, _, no_upshift, timer, control = key
+        return round_number - 1 + bound[(timer, control, gear, no_upshift, row)] <= horizon
 
     return hopeful
 
@@ -447,22 +448,55 @@ def greedy_actions(seed: str) -> list[Action]:
 
 
 # A heuristic player sees only the view: the pool in front of it, not future rolls.
+# Under rules RR-19 and RR-21 waiting costs nothing but rounds: the dials change
+# only by a gear check on a card advance, a loss of control or control spent. So
+# it picks the gear of the check when the cards may advance (gear 3 raises the
+# timer, gear 1 refills control, gear 2 only loses), places dice that fit, rerolls
+# for them, and rather ends a round short (engine damage costs no points) than
+# loses control.
+PAID_SHIFT_CONTROL = 4  # pay for a two-step shift only with this much control
 
 
 def _limit_here(state: State, spot: dict[str, Any]) -> int | None:
     return limit_of(field_kind(state["track"], spot["row"], spot["lane"]))
 
 
+def _rows_to_next_card(state: State) -> int:
+    starts = state["card_starts"]
+    return starts[min(state["card_a"] + 1, len(starts) - 1)] - state["car"]["row"]
+
+
+def _check_gear(state: State) -> int:
+    """The gear to be in when the cards advance (RR-21): gear 3 gains a timer point
+    (worth two) for a control point, so it is best unless the timer is full; then
+    gear 1 refills control without loss when control is 4 or less."""
+    if state["timer"] == TRACK_MAX and state["control"] <= TRACK_MAX - 2:
+        return 1
+    return 3
+
+
+def _hurried(state: State) -> bool:
+    """Whether the rounds left (RR-26) call for full speed: fewer than two rows
+    left per round would not reach the finish."""
+    rows_left = state["card_starts"][-1] - state["car"]["row"]
+    return (MAX_ROUNDS - state["round"] + 1) * 2 < rows_left
+
+
 def _heuristic_gear(state: State) -> Action | None:
-    """Gear 3 unless control runs low (gear 1 refills it) or the car sits on a limit."""
+    """Gear 3, or the check gear when the cards may advance this round; never above
+    a limit the car sits on; a two-step shift only when control is plentiful."""
+    to_card = _rows_to_next_card(state)
+    wanted = 3
+    if to_card <= MAX_GEAR and _check_gear(state) == 1 and not _hurried(state):
+        wanted = 1 if to_card == 1 else to_card - 1  # up to card B, then cross in gear 1
     limit = _limit_here(state, state["car"])
-    wanted = 1 if state["control"] <= 1 and state["timer"] > 2 else 3
     if limit is not None:
         wanted = min(wanted, limit)
     if state["no_upshift"]:
         wanted = min(wanted, state["gear"])
-    cost = max(0, abs(wanted - state["gear"]) - 1)
-    if wanted == state["gear"] or cost > state["control"]:
+    if abs(wanted - state["gear"]) > 1 and state["control"] < PAID_SHIFT_CONTROL:
+        wanted = state["gear"] + (1 if wanted > state["gear"] else -1)
+    if wanted == state["gear"]:
         return None
     return {"type": "gear", "gear": wanted}
 
@@ -482,16 +516,23 @@ def _room_for(state: State, route: list[dict[str, Any]], steps: int) -> bool:
 
 
 def _place_value(state: State, action: Action) -> tuple:
-    """Prefer a field the car may leave in this gear and from which the route can be
-    completed, then a die that fits, then going ahead."""
+    """Prefer a field from which the route can be completed and that the car may
+    leave in this gear, then a die that fits or that a control point makes fit
+    while control lasts, then going ahead, then the smaller misfit."""
     value = state["pool"][action["die"]]
     limit = _limit_here(state, action)
     left = state["gear"] - len(state["route"]) - 1
     leavable = limit is None or limit >= state["gear"] or left == 0
     route = [*state["route"], {"row": action["row"], "lane": action["lane"]}]
     misfit = control_cost(value, action["lane"], True)
+    good = misfit == 0 or (misfit == 1 and _misfit_control(state) < state["control"])
     ahead = action["row"] > (state["route"][-1] if state["route"] else state["car"])["row"]
-    return (leavable, _room_for(state, route, left), -misfit, ahead)
+    return (_room_for(state, route, left), leavable, good, ahead, -misfit)
+
+
+def _misfit_control(state: State) -> int:
+    """The control that would make every placed die fit its lane."""
+    return sum(control_cost(die["value"], die["lane"], True) for die in state["route"])
 
 
 def _fix(state: State) -> Action | None:
@@ -504,23 +545,34 @@ def _fix(state: State) -> Action | None:
     return None
 
 
+def _heuristic_dice(state: State, options: list[Action]) -> Action:
+    """Place the best die while it fits (or a control point repairs it) or the rules
+    demand one (RR-8); after a miss that control cannot repair, fill the route (the
+    rest is not driven, and a full route avoids engine damage); otherwise reroll;
+    otherwise fix with control and drive, short of the gear if need be."""
+    places = [action for action in options if action["type"] == "place"]
+    best = max(places, key=lambda action: _place_value(state, action)) if places else None
+    forced = {"type": "move"} not in options
+    lost = _misfit_control(state) > state["control"]
+    if best is not None:
+        if forced or lost or _place_value(state, best)[2]:
+            return best
+        if {"type": "reroll"} in options:
+            return {"type": "reroll"}
+    return _fix(state) or {"type": "move"}
+
+
 def _heuristic_step(state: State, options: list[Action]) -> Action:
     if state["phase"] == "shift":
         shift = None if state["shifted"] else _heuristic_gear(state)
         return shift or {"type": "roll"}
-    places = [action for action in options if action["type"] == "place"]
-    if places:
-        best = max(places, key=lambda action: _place_value(state, action))
-        fits = _place_value(state, best)[2] == 0
-        if not fits and {"type": "reroll"} in options:
-            return {"type": "reroll"}
-        return best
-    return _fix(state) or {"type": "move"}
+    return _heuristic_dice(state, options)
 
 
 def heuristic_actions(seed: str) -> list[Action]:
-    """A sensible player: gear 3 (1 to refill control), every die placed, the best
-    fitting first, a reroll when nothing fits, control to fix a miss."""
+    """A sensible player without foresight: gear 3 while control lasts, fitting dice
+    placed first, a reroll when nothing fits, control to fix a miss, a short route
+    (engine damage) rather than a loss of control."""
     state = GAME.new_game(seed)
     actions: list[Action] = []
     while not GAME.is_over(state):

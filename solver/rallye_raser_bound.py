@@ -1,23 +1,27 @@
 """A lower bound on the rounds a Rallye Raser run still needs to finish with a score.
 
-The bound solves a relaxed game exactly: only timer, control, rows left, gear
-and the upshift ban are kept, every round in gear g may advance g rows whatever
-the dice, and a Gasfuss (dropping to any lower gear after g - 1 rows) may happen
-anywhere. Every real round is one of these relaxed rounds or worse (fewer rows,
-a lower timer), and the relaxed game is monotone in rows left, so no real run
-finishes sooner than the bound. The solver drops any node that cannot finish
-with the target score by the round it is trying.
+The bound solves a relaxed game exactly: only timer, control, row, gear and the
+upshift ban are kept. A relaxed round in gear g advances 0 to g rows whatever
+the dice, and may end in any lower gear after at most g - 1 rows (a Gasfuss, or
+engine damage without its upshift ban). The gear check runs, as in the rules
+(RR-21), only in a round that ends on the next card, with the gear the round
+ends in; so the bound depends on where the seed's cards begin. No control is
+spent on dice and no loss of control happens. Every real round is one of these
+relaxed rounds or worse (a lower timer or control, an upshift ban), so no real
+run finishes with the target score sooner than the bound.
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from puzzles.rallye_raser import GEAR_CHECK, MAX_GEAR, TRACK_MAX
+from puzzles.rallye_raser_track import card_index
 
 UNREACHABLE = 10**6
-# (timer, control, gear, no_upshift) for timer 1..6, control 0..6
-DIALS = [
+Dials = tuple[int, int, int, bool]  # (timer, control, gear, no_upshift)
+# Every dial setting with the timer above 0 (timer 0 has ended the run).
+DIALS: list[Dials] = [
     (timer, control, gear, ban)
     for timer in range(1, TRACK_MAX + 1)
     for control in range(TRACK_MAX + 1)
@@ -39,50 +43,63 @@ def _gears(gear: int, control: int, ban: bool) -> list[tuple[int, int]]:
     ]
 
 
-def _can_finish(timer: int, control: int, gear: int, ban: bool, rows: int, target: int) -> bool:
-    """This round can reach the finish with at least target points (a perfect finish)."""
+def _can_finish(dials: Dials, rows_left: int, target: int) -> bool:
+    """This round can finish with at least target points (a perfect finish, RR-24)."""
+    timer, control, gear, ban = dials
     return any(
-        rows <= chosen and 2 * _cap(timer + 1) + control - cost >= target
+        rows_left <= chosen and 2 * _cap(timer + 1) + control - cost >= target
         for chosen, cost in _gears(gear, control, ban)
     )
 
 
-def _relaxed_rounds(timer: int, control: int, gear: int, ban: bool):
-    """((timer, control, gear, ban) after, rows advanced) of every non-final relaxed round."""
-    for chosen, cost in _gears(gear, control, ban):
-        outcomes = [(chosen, chosen)] + [(lower, chosen - 1) for lower in range(1, chosen)]
-        for checked, advance in outcomes:
-            timer_change, control_change = GEAR_CHECK[checked]
-            after = _cap(timer + timer_change)
-            if after > 0:
-                spent = control - cost
-                yield (after, _cap(spent + control_change), checked, False), advance
-
-
 @cache
-def rounds_bound(target: int, max_rows: int) -> dict[tuple, int]:
+def _relaxed_rounds(dials: Dials) -> tuple[tuple[int, int, int], ...]:
+    """(control after step I, gear the round ends in, most rows advanced) of every
+    relaxed round from these dials, before any gear check."""
+    _, control, gear, ban = dials
+    return tuple(
+        (control - cost, ending, chosen if ending == chosen else chosen - 1)
+        for chosen, cost in _gears(gear, control, ban)
+        for ending in range(1, chosen + 1)
+    )
+
+
+def _best_move(bound: dict, dials: Dials, row: int, cards: list[int]) -> int:
+    """1 + the fewest relaxed rounds after any relaxed round from (dials, row);
+    cards[r] is the deck position of the card holding row r."""
+    timer = dials[0]
+    best = UNREACHABLE
+    for control, ending, most in _relaxed_rounds(dials):
+        for to in range(row, min(row + most + 1, len(cards))):
+            timer_after, control_after = timer, control
+            if cards[to] > cards[row]:  # RR-21: the cards advance, the gear check runs
+                timer_change, control_change = GEAR_CHECK[ending]
+                timer_after = _cap(timer + timer_change)
+                control_after = _cap(control + control_change)
+            if timer_after > 0:
+                best = min(best, bound[(timer_after, control_after, ending, False, to)] + 1)
+    return best
+
+
+@lru_cache(maxsize=64)  # per target and card layout; a layout serves many seeds
+def rounds_bound(target: int, starts: tuple[int, ...]) -> dict[tuple, int]:
     """Fewest relaxed rounds (this one included) to finish with >= target points.
 
-    Keyed by (timer, control, gear, no_upshift, rows left), rows left 1..max_rows.
+    starts: each card's first row, then the finish zone's first row. Keyed by
+    (timer, control, gear, no_upshift, row) for every row of the track.
     """
-    moves = {dials: list(_relaxed_rounds(*dials)) for dials in DIALS}
     bound: dict[tuple, int] = {}
-    for rows in range(1, max_rows + 1):
+    finish = starts[-1]
+    cards = [card_index(list(starts), row) for row in range(finish)]
+    for row in range(finish - 1, -1, -1):
         for dials in DIALS:
-            bound[(*dials, rows)] = 1 if _can_finish(*dials, rows, target) else UNREACHABLE
+            bound[(*dials, row)] = 1 if _can_finish(dials, finish - row, target) else UNREACHABLE
         changed = True
-        while changed:  # rows left 1 can stay 1, so iterate to the fixpoint there
+        while changed:  # a round may stay on its row, so iterate to the fixpoint there
             changed = False
             for dials in DIALS:
-                key = (*dials, rows)
-                best = min(
-                    (
-                        bound[(*after, max(1, rows - advance))] + 1
-                        for after, advance in moves[dials]
-                    ),
-                    default=UNREACHABLE,
-                )
-                if best < bound[key]:
-                    bound[key] = best
+                best = _best_move(bound, dials, row, cards)
+                if best < bound[(*dials, row)]:
+                    bound[(*dials, row)] = best
                     changed = True
     return bound

@@ -69,20 +69,35 @@ class DiceEnd:
     recipe: Recipe
 
 
-def _dice_moves(node: tuple, gear: int, rolls: list[tuple[int, ...]]):
-    """The dice-phase steps from node = (roll, pool, values, reserve, used)."""
-    roll, pool, values, reserve, used = node
+# A dice-phase node: (rolls made - 1, pool, route values, reserve, a die of the
+# latest roll placed, a reservation made this round).
+DiceNode = tuple[int, tuple[int, ...], tuple[int, ...], int | None, bool, bool]
+
+
+def _roll_used(node: DiceNode, length: int, closed: bool) -> bool:
+    """RR-8 on a route of `length` dice: a die of the latest roll is placed, or none
+    can be (no pool die left, or the route is full or at a dead end: `closed`)."""
+    _, pool, values, _, placed, _ = node
+    can_place = bool(pool) and (len(values) < length or not closed)
+    return placed or not can_place
+
+
+def _dice_moves(node: DiceNode, length: int, closed: bool, rolls: list[tuple[int, ...]]):
+    """The dice-phase steps from node towards a route of `length` dice."""
+    roll, pool, values, reserve, placed, reserved = node
+    used = _roll_used(node, length, closed)
+    may_reserve = reserve is None and not reserved and (used or len(pool) > 1)
     for value in sorted(set(pool)):
         rest = list(pool)
         rest.remove(value)
         rest_t = tuple(rest)
-        if len(values) < gear:
-            yield ("place", value), 0, (roll, rest_t, (*values, value), reserve, True)
-        if reserve is None:
-            yield ("reserve", value), 0, (roll, rest_t, values, value, True)
+        if len(values) < length:
+            yield ("place", value), 0, (roll, rest_t, (*values, value), reserve, True, reserved)
+        if may_reserve:
+            yield ("reserve", value), 0, (roll, rest_t, values, value, placed, True)
     if reserve is not None:
-        if len(values) < gear:
-            yield ("place_reserve",), 0, (roll, pool, (*values, reserve), None, used)
+        if len(values) < length:
+            yield ("place_reserve",), 0, (roll, pool, (*values, reserve), None, placed, reserved)
         for step, value in enumerate(values):
             for sign in (1, -1):
                 result = value + sign * reserve
@@ -90,29 +105,33 @@ def _dice_moves(node: tuple, gear: int, rolls: list[tuple[int, ...]]):
                 if 1 <= value + shift <= 6:
                     changed = (*values[:step], result + shift, *values[step + 1 :])
                     move = ("modify", step, sign, shift)
-                    yield move, abs(shift), (roll, pool, changed, None, used)
+                    yield move, abs(shift), (roll, pool, changed, None, placed, reserved)
     if roll < MAX_REROLLS and used and pool:
         fresh = tuple(sorted(rolls[roll + 1][: len(pool)]))
-        yield ("reroll",), 0, (roll + 1, fresh, values, reserve, False)
+        yield ("reroll",), 0, (roll + 1, fresh, values, reserve, False, reserved)
 
 
-def dice_ends(seed: str, round_number: int, gear: int, reserve: int | None) -> list[DiceEnd]:
-    """Every (values, reserve) the round's dice can end with, at its least control cost."""
+def dice_ends(
+    seed: str, round_number: int, reserve: int | None, length: int, closed: bool
+) -> list[DiceEnd]:
+    """Every (values, reserve) with which the round's dice can drive a route of `length`
+    dice, at its least control cost; closed: no die can be placed beyond that route."""
     rolls = [dice(seed, round_number, k) for k in range(MAX_REROLLS + 1)]
     thrown = DICE_COUNT - (reserve is not None)
-    start = (0, tuple(sorted(rolls[0][:thrown])), (), reserve, False)
+    start: DiceNode = (0, tuple(sorted(rolls[0][:thrown])), (), reserve, False, False)
     best: dict[tuple, tuple[int, Recipe]] = {}
-    seen: dict[tuple, int] = {}
-    stack: list[tuple[tuple, int, Recipe]] = [(start, 0, ())]
+    seen: dict[DiceNode, int] = {}
+    stack: list[tuple[DiceNode, int, Recipe]] = [(start, 0, ())]
     while stack:
         node, cost, recipe = stack.pop()
         if seen.get(node, TRACK_MAX + 1) <= cost:
             continue
         seen[node] = cost
         end = (node[2], node[3])
-        if cost < best.get(end, (TRACK_MAX + 1, ()))[0]:
+        ended = len(node[2]) == length and _roll_used(node, length, closed)
+        if ended and cost < best.get(end, (TRACK_MAX + 1, ()))[0]:
             best[end] = (cost, recipe)
-        for move, extra, following in _dice_moves(node, gear, rolls):
+        for move, extra, following in _dice_moves(node, length, closed, rolls):
             if cost + extra <= TRACK_MAX:
                 stack.append((following, cost + extra, (*recipe, move)))
     return [DiceEnd(values, kept, cost, recipe) for (values, kept), (cost, recipe) in best.items()]
@@ -141,8 +160,6 @@ def cheapest_plans(ends: list[DiceEnd], lanes: tuple[str, ...]) -> list[Plan]:
     """For each first mismatch (None: all match) and reserve left, the cheapest end."""
     best: dict[tuple, Plan] = {}
     for end in ends:
-        if len(end.values) != len(lanes):
-            continue
         for first_miss, control in plan_costs(end.values, lanes):
             cost = end.cost + control
             key = (first_miss, end.reserve)
@@ -154,7 +171,8 @@ def cheapest_plans(ends: list[DiceEnd], lanes: tuple[str, ...]) -> list[Plan]:
 class Drive(NamedTuple):
     """The effect of moving along a path with a given first mismatch, and of step IV.
 
-    perfect is only set for a finish, where it is all that counts.
+    perfect is only set for a finish, where it is all that counts; advanced: the car
+    ends on card B, so the cards advance and the gear check runs.
     """
 
     car: Spot
@@ -163,6 +181,7 @@ class Drive(NamedTuple):
     finished: bool
     perfect: bool
     damaged: bool
+    advanced: bool
 
 
 @dataclass
@@ -172,16 +191,19 @@ class Track:
     seed: str
     state: State  # any state of the seed: track, card_starts and deck
     paths_cache: dict[tuple[Spot, int], list[Path]] = field(default_factory=dict)
-    routes_cache: dict[tuple, list[tuple[Path, tuple, dict]]] = field(default_factory=dict)
+    routes_cache: dict[tuple, list[tuple[Path, tuple, bool, dict]]] = field(default_factory=dict)
     ends_cache: dict[tuple, list[DiceEnd]] = field(default_factory=dict)
     choices_cache: dict[tuple, dict[tuple, tuple[int, tuple]]] = field(default_factory=dict)
     plans_cache: dict[tuple, list[Plan]] = field(default_factory=dict)
 
-    def plans(self, round_number: int, gear: int, reserve: int | None, lanes: tuple) -> list[Plan]:
-        """The cheapest ways the round's dice can drive a route over these lanes."""
-        key = (round_number, gear, reserve, lanes)
+    def plans(
+        self, round_number: int, reserve: int | None, lanes: tuple, closed: bool
+    ) -> list[Plan]:
+        """The cheapest ways the round's dice can drive a route over these lanes;
+        closed: no die can be placed beyond the route."""
+        key = (round_number, reserve, lanes, closed)
         if key not in self.plans_cache:
-            ends_key = (round_number, gear, reserve)
+            ends_key = (round_number, reserve, len(lanes), closed)
             if ends_key not in self.ends_cache:
                 self.ends_cache[ends_key] = dice_ends(self.seed, *ends_key)
             self.plans_cache[key] = cheapest_plans(self.ends_cache[ends_key], lanes)
@@ -203,8 +225,8 @@ class Track:
         card_a = card_index(self.state["card_starts"], row)
         cheapest: dict[tuple, tuple[int, tuple]] = {}
         for chosen, shift_cost in gear_options(gear, TRACK_MAX, no_upshift):
-            for path, lanes, drives in self.routes(car, card_a, chosen):
-                for plan in self.plans(round_number, chosen, reserve, lanes):
+            for path, lanes, closed, drives in self.routes(car, card_a, chosen):
+                for plan in self.plans(round_number, reserve, lanes, closed):
                     effect = (drives[plan.first_miss], plan.end.reserve)
                     spend = shift_cost + plan.cost
                     known = cheapest.get(effect)
@@ -212,20 +234,24 @@ class Track:
                         cheapest[effect] = (spend, (chosen, path, plan))
         return _without_needless_losses(cheapest)
 
-    def routes(self, car: Spot, card_a: int, gear: int) -> list[tuple[Path, tuple, dict]]:
-        """(path, its lanes, drive by first mismatch) of every route for this gear."""
+    def routes(self, car: Spot, card_a: int, gear: int) -> list[tuple[Path, tuple, bool, dict]]:
+        """(path, its lanes, closed, drive by first mismatch) of every route for this
+        gear; closed: the route is full or no field is left to extend it (RR-8)."""
         key = (car, card_a, gear)
         if key not in self.routes_cache:
+            paths = self.paths(car, card_a)
+            extended = {path[:-1] for path in paths if path}
             self.routes_cache[key] = [
                 (
                     path,
                     tuple(lane for _, lane in path),
+                    len(path) == gear or path not in extended,
                     {
                         first_miss: self._drive(car, path, first_miss, gear)
                         for first_miss in [None, *range(len(path))]
                     },
                 )
-                for path in self.paths(car, card_a)
+                for path in paths
                 if len(path) <= gear
             ]
         return self.routes_cache[key]
@@ -283,11 +309,18 @@ class Track:
             if here[0] >= starts[-1]:
                 break
         finished = here[0] >= starts[-1]
-        perfect = finished and len(path) == gear and all(lane == car[1] for _, lane in path)
-        damaged = len(path) < gear and not finished
+        # RR-24: every die fits its lane (no first mismatch) and lies in the car's lane.
+        perfect = (
+            finished
+            and first_miss is None
+            and len(path) == gear
+            and all(lane == car[1] for _, lane in path)
+        )
+        damaged = len(path) < now_gear and not finished  # RR-19: the gear after a Gasfuss
         if damaged:
             now_gear = 1
-        return Drive(here, now_gear, loss, finished, perfect, damaged)
+        advanced = not finished and card_index(starts, here[0]) > card_index(starts, car[0])
+        return Drive(here, now_gear, loss, finished, perfect, damaged, advanced)
 
 
 @cache
@@ -324,8 +357,9 @@ def settle(drive: Drive, timer: int, control: int, last_round: bool) -> tuple | 
     if drive.finished:
         timer = cap(timer + (1 if drive.perfect else -1))
         return ("finish", timer, control) if timer > 0 else None
-    timer_change, control_change = GEAR_CHECK[drive.gear]
-    timer, control = cap(timer + timer_change), cap(control + control_change)
+    if drive.advanced:
+        timer_change, control_change = GEAR_CHECK[drive.gear]
+        timer, control = cap(timer + timer_change), cap(control + control_change)
     if timer == 0 or last_round:
         return None
     return ("run", timer, control)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -12,12 +14,22 @@ from hypothesis import strategies as st
 from puzzles import IllegalAction, get_game
 from puzzles.playout import random_playout, seeded_chooser
 from puzzles.rallye_raser import (
+    GEAR_CHECK,
     MAX_ACTIONS_PER_ROUND,
     MAX_ROUNDS,
     RallyeRaser,
     start_state,
 )
-from puzzles.rallye_raser_track import CARDS, card_problems, card_sections, deal_deck, rotated
+from puzzles.rallye_raser_track import (
+    CARDS,
+    LIMITS,
+    card_problems,
+    card_sections,
+    dead_ends,
+    deal_deck,
+    deck_problems,
+    rotated,
+)
 from puzzles.rng import Stream, dice
 from solver.rallye_raser import heuristic_actions
 
@@ -35,7 +47,8 @@ def track_state(*cards: list[str], **changes) -> dict:
 
 def rolled(state: dict, pool: list[int], **changes) -> dict:
     """The state after a roll that showed pool (hand-chosen dice)."""
-    return {**state, "phase": "dice", "rolls": 1, "used_since_roll": False, "pool": pool, **changes}
+    rolled_now = {"phase": "dice", "rolls": 1, "placed_since_roll": False, "pool": pool}
+    return {**state, **rolled_now, **changes}
 
 
 def place(die: int, row: int, lane: str) -> dict:
@@ -75,14 +88,39 @@ def test_rr2_card_data_meets_every_constraint():
 @pytest.mark.parametrize(
     ("sections", "problem"),
     [
-        (["...", "1.2", "..."], "at most one speed-limit field per card"),
         (["...", "x2.", "..."], "no speed limit in lane M of a two-lane section"),
-        (["1..", "...", "..."], "no speed limit in a card's first or last section"),
         (["...", ".x.", "..."], "lane M exists in every section"),
+        (["...", "x.x", "..."], "every section has 2 or 3 lanes"),
+        (["...", "..", "..."], "a section is three fields of '.', '1', '2' or 'x'"),
+        (["..."] * 5, "a card has 1 to 4 sections"),
     ],
 )
 def test_rr2_card_constraints_are_checked(sections, problem):
     assert problem in card_problems(sections)
+
+
+def test_rr2_no_order_or_rotation_of_the_cards_traps_the_car():
+    assert deck_problems([card["sections"] for card in CARDS.values()]) == []
+    # A limit in lane L with nothing ahead and a limit beside it (RR-11) is a trap.
+    trap = ["...", "11.", "x.."]
+    assert dead_ends(trap) == [(1, "L")]
+    assert deck_problems([trap, ["..."] * 3]) != []
+
+
+def test_rr2_speed_limits_sit_next_to_each_other_somewhere():
+    """Some card carries two limits side by side or one ahead of another, so that the
+    Focus rule (RR-11) matters."""
+
+    def adjacent_limits(sections: list[str]) -> int:
+        pairs = 0
+        for row, section in enumerate(sections):
+            for lane, kind in enumerate(section):
+                if kind in LIMITS:
+                    pairs += lane < 2 and section[lane + 1] in LIMITS
+                    pairs += row + 1 < len(sections) and sections[row + 1][lane] in LIMITS
+        return pairs
+
+    assert sum(adjacent_limits(card["sections"]) for card in CARDS.values()) >= 2
 
 
 def test_rr3_deck_order_and_rotation_come_from_the_seed():
@@ -151,15 +189,52 @@ def test_rr7_dice_are_fixed_by_position():
     assert with_reserve["pool"] == list(dice("hand", 1, 0))[:2]
 
 
-def test_rr8_reroll_needs_a_used_die_and_at_most_two():
+def test_rr8_reroll_needs_a_placed_die_and_at_most_two():
     state = play(track_state(OPEN, OPEN, gear=3), ROLL)
     refused(state, {"type": "reroll"}, "RR-8")
-    state = play(state, {"type": "reserve", "die": 0}, {"type": "reroll"})
-    assert state["pool"] == list(dice("hand", 1, 1))[:2]
     state = play(state, place(0, 1, "M"), {"type": "reroll"})
+    assert state["pool"] == list(dice("hand", 1, 1))[:2]
+    state = play(state, place(0, 2, "M"), {"type": "reroll"})
     assert state["pool"] == list(dice("hand", 1, 2))[:1]
-    state = play(state, place(0, 2, "M"))
+    state = play(state, place(0, 3, "M"))
     refused(state, {"type": "reroll"}, "RR-8")
+
+
+def test_rr8_reserving_is_not_placing():
+    state = play(track_state(OPEN, OPEN, gear=3), ROLL, {"type": "reserve", "die": 0})
+    refused(state, {"type": "reroll"}, "RR-8 (reroll): place a die of the latest roll")
+    refused(state, MOVE, "RR-8")
+    assert {"type": "reroll"} not in GAME.legal_actions(state)
+    assert MOVE not in GAME.legal_actions(state)
+
+
+def test_rr8_every_roll_needs_a_placed_die_before_driving():
+    first = play(track_state(OPEN, OPEN, gear=2), ROLL)
+    refused(first, MOVE, "RR-8 (reroll): place a die of the latest roll on the road before driving")
+    rerolled = play(first, place(0, 1, "M"), {"type": "reroll"})
+    refused(rerolled, MOVE, "RR-8")
+    state = play(rerolled, place(0, 2, "M"), MOVE)
+    assert state["car"]["row"] == 2
+
+
+def test_rr8_no_placement_needed_when_none_is_possible():
+    """A full route, or one with no field left to extend it, lets the player reroll
+    (e.g. for a die to reserve) and drive without placing a die of the latest roll."""
+    full = play(track_state(OPEN, OPEN, gear=1), ROLL, place(0, 1, "M"), {"type": "reroll"})
+    state = play(full, {"type": "reroll"}, {"type": "reserve", "die": 0}, MOVE)
+    assert state["car"] == {"row": 1, "lane": "M"} and state["reserve"] is not None
+    # Lane L ends ahead and lane M is a limit the car on limit (0, L) may not enter.
+    boxed = rolled(track_state(["11."], ["x1.", "..."], gear=2), [3, 3])
+    boxed = {**boxed, "car": {"row": 0, "lane": "L"}}
+    assert GAME.legal_actions(boxed)[0] == {"type": "reroll"}
+    assert play(boxed, MOVE)["car"] == {"row": 0, "lane": "L"}
+
+
+def test_rr8_the_last_die_of_a_roll_is_not_reserved_before_one_is_placed():
+    state = play(rolled(track_state(OPEN, OPEN, gear=3), [3, 3, 3]), place(0, 1, "M"))
+    state = play(state, place(0, 2, "M"), {"type": "reroll"})
+    assert len(state["pool"]) == 1
+    refused(state, {"type": "reserve", "die": 0}, "RR-8")
 
 
 def test_rr9_route_holds_as_many_dice_as_the_gear():
@@ -207,6 +282,24 @@ def test_rr11_focus_forbids_limit_to_limit():
     refused(on_limit, place(0, 1, "M"), "RR-11")
 
 
+def test_rr12_one_reservation_per_round():
+    state = rolled(track_state(OPEN, OPEN, gear=1), [1, 3, 5])
+    state = play(state, {"type": "reserve", "die": 0}, place(0, 1, "M"))
+    state = play(state, {"type": "modify", "step": 0, "delta": 1})
+    assert state["reserve"] is None and state["route"][0]["value"] == 4
+    refused(state, {"type": "reserve", "die": 0}, "RR-12 (reserve): one reservation per round")
+
+
+def test_rr12_a_carried_reserve_spent_may_be_followed_by_one_new():
+    state = rolled(track_state(OPEN, OPEN, gear=1), [4, 2, 5], reserve=1)
+    state = play(state, place(0, 1, "M"), {"type": "modify", "step": 0, "delta": 1})
+    state = play(state, {"type": "reserve", "die": 0})
+    assert state["reserve"] == 2
+    state = play(state, {"type": "modify", "step": 0, "delta": -1})
+    assert state["route"][0]["value"] == 3
+    refused(state, {"type": "reserve", "die": 0}, "RR-12")
+
+
 def test_rr12_one_reserve_kept_across_rounds_and_not_rolled():
     state = rolled(track_state(OPEN, OPEN, gear=1), [6, 3, 2])
     state = play(state, {"type": "reserve", "die": 0})
@@ -248,14 +341,14 @@ def test_rr16_dice_matching_their_lanes_move_the_car_along_the_route():
     state = rolled(track_state(OPEN, OPEN, gear=3), [4, 2, 1])
     state = play(state, place(0, 1, "M"), place(1, 1, "L"), place(0, 2, "L"), MOVE)
     assert state["car"] == {"row": 2, "lane": "L"}
-    assert (state["timer"], state["control"], state["round"]) == (6, 5, 2)
+    assert (state["timer"], state["control"], state["round"]) == (6, 6, 2)
 
 
 def test_rr17_loss_of_control_stops_on_the_wrong_field():
     state = rolled(track_state(OPEN, OPEN, gear=3, timer=4), [3, 6, 3])
     state = play(state, place(0, 1, "M"), place(0, 2, "M"), place(0, 3, "M"), MOVE)
     assert state["car"] == {"row": 2, "lane": "M"}
-    assert state["timer"] == 4 - 1 + 1  # loss of control, then the gear-3 check
+    assert state["timer"] == 4 - 1  # still on card A: no gear check
     assert state["last_round"][0] == {"type": "loss_of_control", "row": 2, "lane": "M", "value": 6}
 
 
@@ -278,7 +371,18 @@ def test_rr19_engine_damage_when_fewer_dice_than_the_gear():
     state = play(state, place(0, 1, "M"), place(0, 2, "M"), MOVE)
     assert state["car"] == {"row": 2, "lane": "M"}
     assert state["gear"] == 1 and state["no_upshift"]
-    assert (state["timer"], state["control"]) == (5, 5)  # gear check in gear 1
+    assert (state["timer"], state["control"]) == (6, 3)  # no card advance, no gear check
+
+
+def test_rr19_after_a_gasfuss_the_dice_are_compared_with_the_limit():
+    """Gear 3, two dice, a Gasfuss on a limit 2: two dice match the gear now shown."""
+    start = rolled(track_state(["...", ".2.", "..."], OPEN, gear=3), [3, 3, 3])
+    state = play(start, place(0, 1, "M"), place(0, 2, "M"), MOVE)
+    assert state["last_round"][0]["type"] == "gasfuss"
+    assert (state["gear"], state["no_upshift"]) == (2, False)
+    assert all(event["type"] != "engine_damage" for event in state["last_round"])
+    one_die = play(rolled(track_state(["...", "x.1", "..."], OPEN, gear=3), [3]), place(0, 1, "M"))
+    assert play(one_die, MOVE)["gear"] == 1  # one die for gear 3, no Gasfuss: damage
 
 
 def test_rr20_card_advance_when_the_car_ends_on_card_b():
@@ -299,10 +403,34 @@ def test_rr20_no_advance_while_on_card_a():
     ("gear", "before", "after"),
     [(3, (4, 4), (5, 3)), (2, (4, 4), (3, 5)), (1, (4, 4), (3, 6)), (3, (6, 0), (6, 0))],
 )
-def test_rr21_gear_check_every_round(gear, before, after):
-    start = track_state(OPEN, OPEN, gear=gear, timer=before[0], control=before[1])
-    state = play(rolled(start, [3] * gear), *[place(0, r, "M") for r in range(1, gear + 1)], MOVE)
+def test_rr21_gear_check_on_card_advance(gear, before, after):
+    """The car ends on card B (row 3): the cards advance and the gear check runs."""
+    start = track_state(["..."] * 3, OPEN, OPEN, gear=gear, timer=before[0], control=before[1])
+    start = {**start, "car": {"row": 3 - gear, "lane": "M"}}
+    dice_rows = range(4 - gear, 4)
+    state = play(rolled(start, [3] * gear), *[place(0, r, "M") for r in dice_rows], MOVE)
+    assert state["card_a"] == 1
     assert (state["timer"], state["control"]) == after
+    timer_change, control_change = GEAR_CHECK[gear]
+    assert state["last_round"][-1] == {
+        "type": "gear_check", "gear": gear, "timer": timer_change, "control": control_change
+    }
+
+
+def test_rr21_no_gear_check_without_a_card_advance():
+    start = track_state(OPEN, OPEN, gear=3, timer=4, control=4)
+    state = play(rolled(start, [3, 3, 3]), *[place(0, r, "M") for r in (1, 2, 3)], MOVE)
+    assert state["card_a"] == 0 and (state["timer"], state["control"]) == (4, 4)
+    assert [event["type"] for event in state["last_round"]] == []
+
+
+def test_rr21_advancing_onto_the_last_card_checks_and_then_no_more():
+    start = track_state(["..."], ["...", "...", "..."], gear=1, timer=4, control=4)
+    state = play(rolled(start, [3]), place(0, 1, "M"), MOVE)  # onto the last card
+    assert state["card_a"] == 1 and (state["timer"], state["control"]) == (3, 6)
+    assert GAME.view(state)["card_b"] is None
+    state = play(state, ROLL, place(0, 2, "M"), MOVE)  # along the last card
+    assert (state["timer"], state["control"]) == (3, 6) and state["status"] == "running"
 
 
 def test_rr22_timer_zero_ends_the_game_unfinished():
@@ -314,7 +442,7 @@ def test_rr22_timer_zero_ends_the_game_unfinished():
 
 
 def test_rr22_gear_check_can_empty_the_timer():
-    state = play(rolled(track_state(OPEN, OPEN, timer=1), [3]), place(0, 1, "M"), MOVE)
+    state = play(rolled(track_state(["..."], OPEN, timer=1), [3]), place(0, 1, "M"), MOVE)
     assert state["status"] == "timer_out" and GAME.score(state) is None
 
 
@@ -345,9 +473,18 @@ def test_rr24_fewer_dice_than_the_gear_make_the_finish_unclean():
     assert state["status"] == "finished" and state["timer"] == 4 and state["gear"] == 2
 
 
-def test_rr24_loss_of_control_into_the_finish_zone_still_finishes():
+def test_rr24_loss_of_control_into_the_finish_zone_is_an_unclean_finish():
     state = play(rolled(last_row_state(1), [5]), place(0, 3, "M"), MOVE)
-    assert state["status"] == "finished" and state["timer"] == 5 - 1 + 1
+    assert state["status"] == "finished" and state["timer"] == 5 - 1 - 1
+    assert state["last_round"][-1] == {"type": "finish", "perfect": False}
+
+
+def test_rr24_a_die_beyond_the_finish_that_misses_its_lane_is_unclean():
+    """The car finishes with the first die; the perfect finish still needs every die
+    of the route to fit the car's lane."""
+    state = rolled(last_row_state(3), [3, 4, 6])
+    state = play(state, place(0, 3, "M"), place(0, 4, "M"), place(0, 5, "M"), MOVE)
+    assert state["status"] == "finished" and state["timer"] == 4
 
 
 def test_rr25_score_and_tiebreak():
@@ -365,14 +502,46 @@ def test_rr26_run_ends_unfinished_after_the_round_limit():
     assert GAME.max_actions == MAX_ROUNDS * MAX_ACTIONS_PER_ROUND
 
 
-def test_actions_with_extra_or_wrong_fields_are_refused():
-    state = rolled(track_state(OPEN, OPEN), [3])
-    with pytest.raises(IllegalAction):
-        GAME.apply(state, {**place(0, 1, "M"), "extra": 1})
-    with pytest.raises(IllegalAction):
-        GAME.apply(state, {"type": "place", "die": True, "row": 1, "lane": "M"})
-    with pytest.raises(IllegalAction):
-        GAME.apply(state, {"type": "place", "die": 0, "row": 1, "lane": "X"})
+@pytest.mark.parametrize(
+    "action",
+    [
+        {**place(0, 1, "M"), "extra": 1},
+        {"type": "place", "die": True, "row": 1, "lane": "M"},
+        {"type": "place", "die": 0.0, "row": 1, "lane": "M"},
+        {"type": "place", "die": 0, "row": 1.0, "lane": "M"},
+        {"type": "place", "die": 0, "row": 1, "lane": "X"},
+        {"type": "place", "die": 0, "row": 1, "lane": 1},
+        {"type": "control", "step": 0, "delta": -1.0},
+        {"type": "control", "step": 0, "delta": True},
+        {"type": "control", "step": False, "delta": 1},
+        {"type": "modify", "step": 0, "delta": 1.0},
+        {"type": "reserve", "die": "0"},
+        {"type": "move", "extra": None},
+    ],
+)
+def test_rr27_fields_of_the_wrong_json_type_are_refused(action):
+    state = play(rolled(track_state(OPEN, OPEN, gear=2), [3, 3], reserve=1), place(0, 1, "M"))
+    before = json.dumps(state)
+    refused(state, action, "RR-27 (actions)")
+    assert json.dumps(state) == before
+
+
+@pytest.mark.parametrize("gear", [2.0, True, "2", None])
+def test_rr27_gear_is_an_integer(gear):
+    refused(track_state(OPEN, OPEN), {"type": "gear", "gear": gear}, "RR-27")
+
+
+def test_rr27_integers_as_sent_are_stored_exactly():
+    state = play(track_state(OPEN, OPEN), {"type": "gear", "gear": 2})
+    assert type(state["gear"]) is int
+
+
+def test_every_rule_has_a_test():
+    """Every RR-n of the rules document is cited by a test named test_rrn_..."""
+    document = (Path(__file__).parents[1] / "docs" / "rules" / "rallye-raser.md").read_text()
+    numbers = {int(n) for n in re.findall(r"\*\*RR-(\d+) ", document)}
+    tested = {int(n) for n in re.findall(r"^def test_rr(\d+)_", Path(__file__).read_text(), re.M)}
+    assert numbers and numbers <= tested, sorted(numbers - tested)
 
 
 def playthrough(seed: str, pick) -> list[dict]:

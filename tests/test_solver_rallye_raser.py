@@ -11,13 +11,14 @@ from functools import cache
 import pytest
 
 from puzzles import get_game
-from puzzles.rallye_raser import start_state
+from puzzles.rallye_raser import MAX_ROUNDS, start_state
 from puzzles.rng import Stream, dice
 from solver import solve
 from solver.core import Optimum
 from solver.rallye_raser import (
     build_graph,
     dominates,
+    earliest_finish,
     greedy_actions,
     heuristic_actions,
     independent_optimum,
@@ -25,6 +26,7 @@ from solver.rallye_raser import (
     optimum_from,
     round_arcs,
 )
+from solver.rallye_raser_bound import UNREACHABLE, rounds_bound
 from solver.rallye_raser_round import Track
 
 GAME = get_game("rallye-raser")
@@ -47,7 +49,8 @@ def _intra_key(state: dict) -> tuple:
         state["gear"],
         state["shifted"],
         state["rolls"],
-        state["used_since_roll"],
+        state["placed_since_roll"],
+        state["reserved_this_round"],
         tuple(sorted(state["pool"])),
         route,
         state["reserve"],
@@ -137,36 +140,80 @@ def test_round_model_matches_exhaustive_engine_play(start):
 # --- hand-made positions -----------------------------------------------------------
 
 
-def test_gear_three_next_to_the_finish_always_scores_eighteen_at_once():
-    """Three dice in lane M finish perfectly; even a first die that misses its lane
-    (timer 6 - 1) is made good by the perfect finish (+1): 2 x 6 + 6 in round 1."""
-    for seed in ("hand-1", "hand-2", "hand-3"):
+def test_three_dice_for_lane_m_next_to_the_finish_score_eighteen_at_once():
+    """Gear 3 with a first roll of three dice for lane M (3 or 4): a perfect finish in
+    round 1, 2 x 6 + 6."""
+    for seed in ("hand-5", "hand-8"):
+        assert all(value in (3, 4) for value in dice(seed, 1, 0))
         found = optimum_from(one_row_start(seed, gear=3))
         assert (found.optimum, found.tiebreak) == (18, -1)
 
 
-def test_a_low_timer_cannot_be_raised_before_finishing():
-    """Timer 4 on a one-row track: every round that does not finish leaves the timer
-    at most where it was (gear 3 gains 1 only after a loss of control took 1), so
-    the best is a perfect finish now, 2 x 5 + 6 = 16, when the first roll shows a
-    die for lane M (3 or 4) to lead the route. Set in round 38 of 40 so that the
-    search below 18 points stays short."""
+def test_a_low_timer_cannot_be_raised_without_a_card_advance():
+    """Timer 4 on a one-card track: no card advance, so no gear check ever raises
+    the timer, and the best is a perfect finish, 2 x 5 + 6 = 16, as soon as a roll
+    shows a die for lane M: in gear 1, the first roll of round 38 does."""
     seed = "hand-4"
     assert {3, 4} & set(dice(seed, 38, 0))
-    found = optimum_from(one_row_start(seed, gear=3, timer=4, round=38, rounds_played=37))
+    found = optimum_from(one_row_start(seed, gear=1, timer=4, round=38, rounds_played=37))
     assert (found.optimum, found.tiebreak) == (16, -38)
 
 
 def test_no_finishing_run_is_reported_as_none():
-    """Timer 1 in gear 1 with the upshift banned: the gear check of the first round
-    empties the timer, and one die cannot cross the second section to the finish."""
+    """The last round the safety bound allows, in gear 1 with the upshift banned, two
+    sections before the finish: one die cannot reach it."""
     start = {
         **start_state("hand-5", [{"id": "T", "rotated": False}], [["...", "..."]]),
-        "timer": 1,
+        "round": MAX_ROUNDS,
+        "rounds_played": MAX_ROUNDS - 1,
         "no_upshift": True,
     }
     assert optimum_from(start) == Optimum(None, None, [], True)
     assert independent_optimum("hand-5", start) == (None, None)
+
+
+LAST_ROUND = {"round": MAX_ROUNDS, "rounds_played": MAX_ROUNDS - 1}
+
+
+@pytest.mark.parametrize(
+    ("seed", "changes"),
+    [
+        ("hand-1", {"gear": 1, "timer": 3, "control": 0}),  # no die for M: unclean only
+        ("hand-3", {"gear": 2, "timer": 5, "control": 1}),
+        ("hand-9", {"gear": 3, "timer": 2, "control": 3, "reserve": 6}),
+        ("hand-11", {"gear": 2, "timer": 1, "control": 2, "no_upshift": True}),
+        ("hand-15", {"gear": 3, "timer": 4, "control": 0, "reserve": 2}),
+        ("hand-57", {"gear": 1, "timer": 6, "control": 6, "car": {"row": 0, "lane": "L"}}),
+    ],
+)
+def test_last_round_optimum_equals_exhaustive_engine_play(seed, changes):
+    """In the last round the optimum is the best finish any legal action sequence of
+    the engine reaches, which judges perfect and unclean finishes by the dice."""
+    start = one_row_start(seed, **LAST_ROUND, **changes)
+    scores = [result[1] for result in engine_round_results(start) if result[0] == "finish"]
+    found = optimum_from(start)
+    assert found.optimum == max(scores, default=None)
+    assert found.tiebreak == (-MAX_ROUNDS if scores else None)
+
+
+def test_bound_counts_gear_checks_only_on_card_advance():
+    """On a single card no gear check ever runs (RR-21), so from timer 4 the best
+    is a perfect finish at 2 x 5 + 6 = 16: the bound must not let a check every
+    round raise the timer. On two cards one check runs: from timer 6 and control 4
+    a check in gear 1 gives (5, 6), and a perfect finish then 18."""
+    one_card = rounds_bound(17, (0, 6))
+    assert all(one_card[(4, 6, gear, False, 0)] == UNREACHABLE for gear in (1, 2, 3))
+    assert rounds_bound(16, (0, 6))[(4, 6, 3, False, 0)] == 2
+    assert rounds_bound(18, (0, 6))[(6, 4, 3, False, 0)] == UNREACHABLE
+    assert rounds_bound(18, (0, 3, 6))[(6, 4, 3, False, 0)] < UNREACHABLE
+
+
+@pytest.mark.parametrize("seed", ["bound-4", "bound-5"])
+def test_bound_never_exceeds_the_optimal_round(seed):
+    start = {**GAME.new_game(seed), "timer": 3, "control": 2}
+    found = optimum_from(start)
+    track = Track(seed, start)
+    assert earliest_finish(track, node_key(start), found.optimum) <= -found.tiebreak
 
 
 def test_witness_from_a_hand_made_position_replays():
