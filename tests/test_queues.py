@@ -4,6 +4,8 @@ bounded in time and memory that fail cleanly and are retried later at low priori
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -200,18 +202,34 @@ def test_a_solve_over_its_time_bound_fails_and_is_retried_later_at_low_priority(
     assert_retry_scheduled(connection, GAME, puzzle.seed, timedelta(seconds=60))
 
 
+# A worker process as `rally worker` has it: the solvers preloaded, nothing else on its heap.
+# (Forked from this test process instead, a solve could live off the free memory that
+# earlier tests left on the heap, which the bound does not count.)
+FRESH_WORKER = """
+import os, redis
+from service import jobs
+from service.queue import solve_queues
+jobs.preload_solvers()
+connection = redis.Redis.from_url(os.environ["REDIS_URL"])
+jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=1).work(burst=True)
+"""
+
+
+def work_in_a_fresh_worker_process() -> None:
+    subprocess.run([sys.executable, "-c", FRESH_WORKER], check=True, timeout=300)
+
+
 @pytest.mark.slow
 def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priority(
     connection, job_store, monkeypatch
 ):
-    jobs.preload_solvers()  # as a worker does, so the solve's own memory meets the bound
     monkeypatch.setenv("RALLY_SOLVE_MEMORY_MB", "1")
     monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
     game, rules = "rallye-raser", GAMES["rallye-raser"].rules_version
     puzzle = job_store.ensure_puzzle(game, SLOW_SEEDS[game], rules)
     enqueue_solve(solve_queue(connection, Urgency.DAILY), Config.from_env(), game,
                   puzzle.seed, rules)
-    work_until_empty(connection)
+    work_in_a_fresh_worker_process()
     failed = job_store.get_puzzle_by_id(puzzle.id)
     assert failed.status == "failed"
     assert "memory bound" in failed.error
