@@ -91,6 +91,10 @@ NULLABLE_INT = {"type": ["integer", "null"]}
 DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 GAME_NAME = {"type": "string", "enum": sorted(GAMES)}
 SEED = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}
+SECRET_SEED = {
+    "anyOf": [SEED, {"type": "null"}],
+    "description": "Null for a daily until its day is over (00:00 UTC next day)",
+}
 TOKEN_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
 ACTIONS = {
     "type": "array",
@@ -138,10 +142,7 @@ PUZZLE = api.schema(
         ],
         "properties": {
             "game": GAME_NAME,
-            "seed": {
-                "anyOf": [SEED, {"type": "null"}],
-                "description": "Null for a daily until its day is over (00:00 UTC next day)",
-            },
+            "seed": SECRET_SEED,
             "number": {**NULLABLE_INT, "description": "The daily's number; null for practice"},
             "date": {
                 "type": ["string", "null"],

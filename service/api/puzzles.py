@@ -17,7 +17,7 @@ from service.api.common import (
     GAME_NAME,
     NULLABLE_INT,
     PUZZLE,
-    SEED,
+    SECRET_SEED,
     TOKEN_ID,
     api,
     attempt_is_over,
@@ -77,10 +77,7 @@ SOLUTION = api.schema(
         "required": ["game", "seed", "status", "optimum", "tiebreak", "proved", "actions"],
         "properties": {
             "game": GAME_NAME,
-            "seed": {
-                "anyOf": [SEED, {"type": "null"}],
-                "description": "Null for a daily until its day is over",
-            },
+            "seed": SECRET_SEED,
             "status": {"enum": ["pending", "solved", "failed"]},
             "optimum": NULLABLE_INT,
             "tiebreak": NULLABLE_INT,

@@ -21,7 +21,7 @@ from service.api.common import (
     GAME_NAME,
     NULLABLE_INT,
     PUZZLE,
-    SEED,
+    SECRET_SEED,
     TOKEN_ID,
     api,
     attempt_is_over,
@@ -70,10 +70,7 @@ RUN = api.schema(
         "properties": {
             "id": TOKEN_ID,
             "game": GAME_NAME,
-            "seed": {
-                "anyOf": [SEED, {"type": "null"}],
-                "description": "Null for a daily until its day is over",
-            },
+            "seed": SECRET_SEED,
             "actions": {
                 "type": ["array", "null"],
                 "description": "Null for a run of a daily whose day is not over, unless the "
@@ -132,10 +129,7 @@ HISTORY = api.schema(
                     "properties": {
                         "id": TOKEN_ID,
                         "game": GAME_NAME,
-                        "seed": {
-                            "anyOf": [SEED, {"type": "null"}],
-                            "description": "Null for a daily until its day is over",
-                        },
+                        "seed": SECRET_SEED,
                         "date": {"type": ["string", "null"], "format": "date"},
                         "number": NULLABLE_INT,
                         "score": NULLABLE_INT,
