@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from puzzles import GAMES
 from service.clock import CLOCK
@@ -34,6 +34,11 @@ def today() -> date:
 def is_revealed(day: date) -> bool:
     """True once the daily of day is over (00:00 UTC of the next day): its seed is public."""
     return day < today()
+
+
+def starts_within(day: date, span: timedelta) -> bool:
+    """True once the daily of day starts (00:00 UTC) within span from now, or has started."""
+    return datetime.combine(day, time.min, UTC) - CLOCK.now() <= span
 
 
 def commitment(game: str, rules_version: str, seed: str) -> str:

@@ -1,6 +1,6 @@
 """GET /healthz: can this web process do its work right now?
 
-It checks the database (a trivial query), Redis (PING) and the four solve
+It checks the database (a trivial query), Redis (PING) and the five solve
 queues (how many jobs wait in each, how long the oldest has waited, how many
 workers there are and how many are busy). The queues fail when a job has waited
 longer than RALLY_HEALTH_MAX_JOB_AGE while no worker is busy: nothing is getting
@@ -10,9 +10,9 @@ waits by design), not a failure.
 
     {"status": "ok" | "failing", "failing": [part, ...],
      "checks": {"database": {"ok": true, "ms": 0.4}, "redis": {...},
-                "queue": {"ok": true, "depth": 2,
+                "queue": {"ok": true, "depth": 14,
                           "queues": {"solve": 0, "solve-practice": 2, "solve-archive": 0,
-                                     "solve-retry": 0},
+                                     "solve-coming": 12, "solve-retry": 0},
                           "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900,
                           "workers": 1, "busy_workers": 1}}}
 

@@ -8,7 +8,10 @@
   on the retry queue, behind everything more urgent.
 - `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
   today's and the next seven days' dailies and queues every pending puzzle
-  (the sweep that also picks up puzzles requested while Redis was down). Each
+  (the sweep that also picks up puzzles requested while Redis was down), each
+  in the queue of its urgency now: the coming days' dailies wait behind the
+  solves players wait on, and a run moves the next day's into the most urgent
+  queue, ahead of them, before its day starts (see service.queue.urgency_of). Each
   run first schedules the next slot's run with RQ's scheduler under a unique
   job id, and every worker start queues the current slot's, so the chain
   survives restarts and any number of workers keeps one run per slot.
@@ -148,12 +151,12 @@ def queue_solving(
     urgency: Urgency | None = None,
 ) -> int:
     """Queue the solving of each puzzle of a known game, in the given urgency's queue or
-    else its own; the number newly queued."""
+    else its own; the number newly queued or moved ahead."""
     queued = 0
     for puzzle in puzzles:
         if puzzle.game not in GAMES:
             continue
-        own = urgency_of(puzzle.daily_date) if urgency is None else urgency
+        own = urgency_of(puzzle.daily_date, config) if urgency is None else urgency
         queue = solve_queue(connection, own)
         queued += enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
     return queued
@@ -161,7 +164,8 @@ def queue_solving(
 
 def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
     """Queue every pending puzzle (those asked for while Redis was down, and those that
-    waited out the caps, among them) in its own queue."""
+    waited out the caps, among them) in the queue of its urgency now, moving a coming
+    daily whose day came near ahead of the solves players wait on."""
     return queue_solving(connection, config, store.pending_puzzles())
 
 

@@ -1,13 +1,15 @@
 """Putting work on the solve queues (RQ on Redis), safely from any process.
 
-Solves wait in four queues, and every worker takes the next job from the first
+Solves wait in five queues, and every worker takes the next job from the first
 of them that has one:
 
-1. "solve": the planning runs and the coming dailies (today's and the next days');
-   the name is the single queue's of earlier releases, so jobs left there still run;
+1. "solve": the planning runs and today's dailies, the ones being played (and
+   the next day's once its day is near, see `urgency_of`); the name is the
+   single queue's of earlier releases, so jobs left there still run;
 2. "solve-practice": practice seeds that players are waiting on;
 3. "solve-archive": dailies of past days, recorded when the archive first shows them;
-4. "solve-retry": solves that failed (say over their time or memory bound),
+4. "solve-coming": the dailies of the coming days, which have hours or days to spare;
+5. "solve-retry": solves that failed (say over their time or memory bound),
    tried again once nothing more urgent waits.
 
 The solves players cause (practice seeds and past dailies) are capped: while
@@ -15,7 +17,9 @@ RALLY_MAX_PENDING_SOLVES of them wait, a new one is refused with a 503, and a
 client (an address, as the rate limits count it) with
 RALLY_MAX_PENDING_SOLVES_PER_CLIENT waiting gets a 429; both with Retry-After.
 
-Every job has a unique id, so asking twice for the same work queues it once.
+Every job has a unique id, so asking twice for the same work queues it once; a
+job asked for in a more urgent queue than the one it waits in moves there (a
+coming daily whose day is near, when the planning run queues it again).
 `request_solve` is what the web app calls: it never raises when Redis is down,
 because the puzzle is already recorded as pending in the database and the
 periodic sweep (service.jobs.plan_dailies) queues it once Redis is back.
@@ -45,20 +49,28 @@ from service.openapi import ApiError
 class Urgency(IntEnum):
     """Which queue a job waits in; workers take the lowest value first."""
 
-    DAILY = 0
+    TODAY = 0
     PRACTICE = 1
     ARCHIVE = 2
-    RETRY = 3
+    COMING = 3
+    RETRY = 4
 
 
 QUEUE_NAMES = {
-    Urgency.DAILY: "solve",
+    Urgency.TODAY: "solve",
     Urgency.PRACTICE: "solve-practice",
     Urgency.ARCHIVE: "solve-archive",
+    Urgency.COMING: "solve-coming",
     Urgency.RETRY: "solve-retry",
 }
+URGENCY_OF_QUEUE = {name: urgency for urgency, name in QUEUE_NAMES.items()}
 # The queues whose solves players cause, and so are capped.
 CAPPED = (Urgency.PRACTICE, Urgency.ARCHIVE)
+# A coming daily joins today's in the most urgent queue once its day starts within this
+# many planning intervals: the planning run that moves it there leaves it at least one
+# more interval to be solved before its day starts, however long the practice queue is
+# (a worker takes it after its current job), and a run missed is made up by the next one.
+LEAD_PLAN_INTERVALS = 2
 # Retry-After of a refused solve: a full queue drains in minutes, one client's few sooner.
 QUEUE_FULL_RETRY_AFTER = 60
 CLIENT_FULL_RETRY_AFTER = 30
@@ -97,14 +109,19 @@ def plan_slot(moment: datetime, interval: int) -> datetime:
     return datetime.fromtimestamp(epoch - epoch % interval, UTC)
 
 
-def urgency_of(daily_date: date | None) -> Urgency:
-    """A puzzle's queue: a coming daily's, a practice seed's, or a past daily's."""
+def urgency_of(daily_date: date | None, config: Config) -> Urgency:
+    """A puzzle's queue: a practice seed's, a past daily's, today's daily's (or a coming
+    daily's whose day starts within LEAD_PLAN_INTERVALS planning intervals), or else a
+    coming daily's."""
     if daily_date is None:
         return Urgency.PRACTICE
-    return Urgency.DAILY if daily_date >= daily.today() else Urgency.ARCHIVE
+    if daily_date < daily.today():
+        return Urgency.ARCHIVE
+    lead = timedelta(seconds=LEAD_PLAN_INTERVALS * config.plan_interval)
+    return Urgency.TODAY if daily.starts_within(daily_date, lead) else Urgency.COMING
 
 
-def solve_queue(connection: redis.Redis, urgency: Urgency = Urgency.DAILY) -> Queue:
+def solve_queue(connection: redis.Redis, urgency: Urgency = Urgency.TODAY) -> Queue:
     return Queue(QUEUE_NAMES[urgency], connection=connection)
 
 
@@ -165,10 +182,42 @@ def _solve_job(queue: Queue, config: Config, puzzle: tuple[str, str, str], attem
     )
 
 
+# Moves a waiting job from one queue (KEYS[1]) to the back of another (KEYS[2]) at once:
+# a process dying halfway must not leave it in no queue, where it would never run, yet,
+# its record saying it waits, no later request could queue its puzzle again.
+MOVE_WAITING_JOB = """
+if redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
+    return 0
+end
+redis.call("HSET", KEYS[3], "origin", ARGV[2])
+redis.call("SADD", KEYS[4], KEYS[2])
+redis.call("RPUSH", KEYS[2], ARGV[1])
+return 1
+"""
+
+
+def _move_ahead(queue: Queue, job_id: str) -> bool:
+    """Move the job to the back of queue if it waits in a less urgent one; True if moved.
+
+    A job that runs, or waits for its retry, is left alone: it is in no queue then.
+    """
+    job_key = Job.key_for(job_id)
+    origin = queue.connection.hget(job_key, "origin")
+    waits_in = URGENCY_OF_QUEUE.get(origin.decode()) if origin else None
+    if waits_in is None or waits_in <= URGENCY_OF_QUEUE[queue.name]:
+        return False
+    source = solve_queue(queue.connection, waits_in)
+    move = queue.connection.register_script(MOVE_WAITING_JOB)
+    keys = [source.key, queue.key, job_key, queue.redis_queues_keys]
+    return bool(move(keys=keys, args=[job_id, queue.name]))
+
+
 def enqueue_solve(queue: Queue, config: Config, game: str, seed: str, rules_version: str) -> bool:
-    """Queue the solving of a recorded puzzle; False if that job is already waiting or running."""
+    """Queue the solving of a recorded puzzle, or move its job here if it waits in a less
+    urgent queue; False if that job already runs or waits in this queue or a more urgent one."""
     job = _solve_job(queue, config, (game, seed, rules_version), attempt=0)
-    return _enqueue_unique(queue, job.id, lambda: queue.enqueue_job(job, unique=True))
+    queued = _enqueue_unique(queue, job.id, lambda: queue.enqueue_job(job, unique=True))
+    return queued or _move_ahead(queue, job.id)
 
 
 def schedule_retry(
@@ -298,9 +347,9 @@ def admit_solve(daily_date: date | None, client: str, config: Config | None = No
     """Before a player's request records a new puzzle: refuse it (ApiError 503 or 429 with
     Retry-After) while its solve would pass a cap. Allowed when Redis is unreachable: the
     puzzle then waits for the sweep, and the rate limits still hold."""
-    if urgency_of(daily_date) not in CAPPED:
-        return
     config = config or _current_config()
+    if urgency_of(daily_date, config) not in CAPPED:
+        return
     try:
         refusal = _refusal(web_connection(config.redis_url), config, client)
     except redis.RedisError as error:
@@ -323,7 +372,7 @@ def request_solve(
     the solve of client's request would pass a cap: the puzzle then stays pending for the
     planning sweep."""
     config = config or _current_config()
-    urgency = urgency_of(daily_date)
+    urgency = urgency_of(daily_date, config)
     connection = web_connection(config.redis_url)
     capped = client is not None and urgency in CAPPED
     try:

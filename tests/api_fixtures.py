@@ -22,12 +22,11 @@ from puzzles import GAMES, Game
 from puzzles.playout import random_playout, seeded_chooser
 from service import daily
 from service.app import create_app
-from service.clock import CLOCK, Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
 
-__all__ = ["api_store", "app", "client", "clock", "make_app"]
+__all__ = ["api_store", "app", "client", "make_app"]
 
 DAILY_KEY = "api-test-daily-key-of-at-least-32-bytes"
 # Random playouts of this game often reach the finish, so finished runs are cheap to find.
@@ -68,13 +67,6 @@ def make_app(tmp_path: Path, redis_url: str) -> Iterator[AppFactory]:
     yield make
     for app in apps:
         app.extensions["rally"].store.close()
-
-
-@pytest.fixture
-def clock() -> Iterator[Clock]:
-    """The service's clock, to be set by the test; back to the system's time afterwards."""
-    yield CLOCK
-    CLOCK.set(None)
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ import redis
 import sqlalchemy
 from sqlalchemy.exc import OperationalError
 
+from service.clock import CLOCK, Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.models import Base
@@ -130,6 +131,14 @@ def redis_url(redis_session_url: str) -> str:
     client.set(REDIS_CLAIM_KEY, claim, ex=REDIS_CLAIM_SECONDS)
     client.close()
     return redis_session_url
+
+
+@pytest.fixture
+def clock() -> Iterator[Clock]:
+    """The service's clock, to be set by the test; back to the system's time afterwards.
+    (A job process forked from the test process keeps the moment set.)"""
+    yield CLOCK
+    CLOCK.set(None)
 
 
 @pytest.fixture

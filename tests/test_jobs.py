@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 import redis
@@ -87,20 +87,47 @@ def test_planning_runs_once_per_slot_and_schedules_the_next(queue, connection, s
 
 
 def test_planning_records_the_coming_dailies_and_queues_them(
-    queue, connection, service_env, job_store: Store
+    queue, connection, service_env, job_store: Store, clock
 ):
-    failed_today = daily.ensure_dailies(job_store, service_env.daily_key, daily.today())[0]
+    clock.set(datetime(2027, 3, 10, 12, tzinfo=UTC))
+    today = date(2027, 3, 10)
+    failed_today = daily.ensure_dailies(job_store, service_env.daily_key, today)[0]
     job_store.record_failure(failed_today.id, "the solver of an older release failed")
     start_planning(queue, service_env)
     work_until_empty(connection, max_jobs=1)
-    days = daily.upcoming_days(daily.today())
-    recorded = [puzzle for day in days for puzzle in job_store.daily_puzzles(day)]
-    assert len(recorded) == len(days) * len(GAMES)
+    days = daily.upcoming_days(today)
+    recorded = {day: job_store.daily_puzzles(day) for day in days}
+    assert sum(map(len, recorded.values())) == len(days) * len(GAMES)
     job_ids = {puzzle.id: solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version)
-               for puzzle in recorded}
-    # The failed one is tried again behind everything else; the others come first.
+               for puzzles in recorded.values() for puzzle in puzzles}
+    # The failed one is tried again behind everything else; today's other one comes first,
+    # the coming days' wait behind the solves players wait on.
     assert solve_queue(connection, Urgency.RETRY).job_ids == [job_ids.pop(failed_today.id)]
-    assert set(queue.job_ids) == set(job_ids.values())
+    assert queue.job_ids == [job_ids[puzzle.id] for puzzle in recorded[today][1:]]
+    assert solve_queue(connection, Urgency.COMING).job_ids == [
+        job_ids[puzzle.id] for day in days[1:] for puzzle in recorded[day]
+    ]
+
+
+def test_a_waiting_job_moves_to_a_more_urgent_queue_and_runs_there(
+    connection, service_env, job_store
+):
+    """Never to a less urgent one. (A puzzle of older rules: its job ends at once.)"""
+    job_store.ensure_puzzle("crazy-rally", "moved", "older-rules")
+    coming, practice, today = (
+        solve_queue(connection, urgency)
+        for urgency in (Urgency.COMING, Urgency.PRACTICE, Urgency.TODAY)
+    )
+    job_id = solve_job_id("crazy-rally", "moved", "older-rules")
+    assert enqueue_solve(coming, service_env, "crazy-rally", "moved", "older-rules")
+    assert enqueue_solve(practice, service_env, "crazy-rally", "moved", "older-rules")
+    assert enqueue_solve(today, service_env, "crazy-rally", "moved", "older-rules")
+    assert not enqueue_solve(coming, service_env, "crazy-rally", "moved", "older-rules")
+    assert (coming.job_ids, practice.job_ids, today.job_ids) == ([], [], [job_id])
+    work_until_empty(connection)
+    job = Job.fetch(job_id, connection=connection)
+    assert (job.get_status(), job.origin) == (JobStatus.FINISHED, "solve")
+    assert job.return_value() == "rules changed"
 
 
 def test_the_sweep_queues_puzzles_left_pending(queue, connection, service_env, job_store):

@@ -6,12 +6,12 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 import redis
 from flask.testing import FlaskClient
-from rq.job import Job
+from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
 from puzzles import GAMES
@@ -24,8 +24,9 @@ from service.queue import (
     request_solve,
     solve_job_id,
     solve_queue,
+    start_planning,
 )
-from service.store import Store
+from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import client_of
 from tests.test_jobs import work_until_empty
@@ -58,6 +59,14 @@ def ask_for(client: FlaskClient, seed: str):
     return client.get(f"/api/v1/puzzles/{GAME}/{seed}")
 
 
+def job_ids_of(puzzles: list[PuzzleRecord]) -> list[str]:
+    return [solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version) for puzzle in puzzles]
+
+
+def noon_of(day: date) -> datetime:
+    return datetime.combine(day, time(12), UTC)
+
+
 def assert_retry_after(answer, status: int) -> None:
     assert answer.status_code == status
     assert answer.is_json
@@ -67,8 +76,9 @@ def assert_retry_after(answer, status: int) -> None:
 # Urgency
 
 
-def test_each_puzzle_is_queued_by_its_urgency(connection, service_env, job_store):
-    today = daily.today()
+def test_each_puzzle_is_queued_by_its_urgency(connection, service_env, job_store, clock):
+    today = date(2027, 3, 10)
+    clock.set(noon_of(today))
     days = {
         "today": today,
         "tomorrow": today + timedelta(days=1),
@@ -78,11 +88,10 @@ def test_each_puzzle_is_queued_by_its_urgency(connection, service_env, job_store
     for seed, day in days.items():
         job_store.ensure_puzzle(GAME, seed, RULES, daily_date=day)
         assert request_solve(GAME, seed, service_env, daily_date=day)
-    assert queued(connection, Urgency.DAILY) == [
-        solve_job_id(GAME, "today", RULES), solve_job_id(GAME, "tomorrow", RULES)
-    ]
+    assert queued(connection, Urgency.TODAY) == [solve_job_id(GAME, "today", RULES)]
     assert queued(connection, Urgency.PRACTICE) == [solve_job_id(GAME, "practice", RULES)]
     assert queued(connection, Urgency.ARCHIVE) == [solve_job_id(GAME, "yesterday", RULES)]
+    assert queued(connection, Urgency.COMING) == [solve_job_id(GAME, "tomorrow", RULES)]
 
 
 def test_workers_take_the_most_urgent_job_first(connection, service_env, job_store):
@@ -101,8 +110,70 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
         for urgency, job_id in job_ids.items()
     }
     assert sorted(Urgency, key=ended.__getitem__) == [
-        Urgency.DAILY, Urgency.PRACTICE, Urgency.ARCHIVE, Urgency.RETRY
+        Urgency.TODAY, Urgency.PRACTICE, Urgency.ARCHIVE, Urgency.COMING, Urgency.RETRY
     ]
+
+
+def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_coming_days(
+    connection, service_env, job_store, clock
+):
+    """Today's dailies first, then the practice seed; the coming days' dailies wait."""
+    today = date(2027, 3, 10)
+    clock.set(noon_of(today))
+    start_planning(solve_queue(connection), service_env)
+    work_until_empty(connection, max_jobs=1)
+    job_store.ensure_puzzle(GAME, "practice-after-planning", RULES)
+    assert request_solve(GAME, "practice-after-planning", service_env, daily_date=None)
+    todays = job_ids_of(job_store.daily_puzzles(today))
+    coming_days = daily.upcoming_days(today)[1:]
+    coming = job_ids_of([p for day in coming_days for p in job_store.daily_puzzles(day)])
+    assert len(coming) == len(coming_days) * len(GAMES)
+
+    work_until_empty(connection, max_jobs=len(todays) + 1)
+    practice = Job.fetch(solve_job_id(GAME, "practice-after-planning", RULES),
+                         connection=connection)
+    assert practice.get_status() == JobStatus.FINISHED
+    assert job_store.get_puzzle(GAME, "practice-after-planning", RULES).status == "solved"
+    assert all(
+        Job.fetch(job_id, connection=connection).ended_at <= practice.started_at
+        for job_id in todays
+    )
+    assert queued(connection, Urgency.COMING) == coming  # none taken yet, in order of days
+
+
+@pytest.mark.parametrize(
+    ("hours_before_its_day", "moved"), [(2.5, False), (1.5, True), (-0.1, True)]
+)
+def test_a_coming_daily_moves_ahead_of_the_practice_seeds_as_its_day_nears(
+    hours_before_its_day, moved, connection, service_env, job_store, clock
+):
+    """The planning's sweep, two planning intervals (two hours) before a day starts and
+    after it started (a backlog at midnight), moves that day's dailies to the front queue."""
+    today = date(2027, 3, 10)
+    tomorrow = today + timedelta(days=1)
+    clock.set(noon_of(today))
+    for day in daily.upcoming_days(today, days_ahead=2):
+        daily.ensure_dailies(job_store, service_env.daily_key, day)
+    jobs.sweep_pending(job_store, service_env, connection)
+    job_store.ensure_puzzle(GAME, "practice", RULES)
+    request_solve(GAME, "practice", service_env, daily_date=None)
+    todays, tomorrows, afterwards = (
+        job_ids_of(job_store.daily_puzzles(day)) for day in daily.upcoming_days(today, 2)
+    )
+
+    day_start = datetime.combine(tomorrow, time.min, UTC)
+    clock.set(day_start - timedelta(hours=hours_before_its_day))
+    assert jobs.sweep_pending(job_store, service_env, connection) == (len(GAMES) if moved else 0)
+    if moved:
+        assert queued(connection, Urgency.TODAY) == todays + tomorrows
+        assert queued(connection, Urgency.COMING) == afterwards
+        assert {Job.fetch(job_id, connection=connection).origin for job_id in tomorrows} == {
+            "solve"
+        }  # fmt: skip
+    else:
+        assert queued(connection, Urgency.TODAY) == todays
+        assert queued(connection, Urgency.COMING) == tomorrows + afterwards
+    assert queued(connection, Urgency.PRACTICE) == [solve_job_id(GAME, "practice", RULES)]
 
 
 # Caps on the solves players cause
@@ -169,7 +240,7 @@ def test_todays_dailies_are_never_capped(make_app, connection):
     client = client_of(app)
     assert ask_for(client, "fills-the-queue").status_code == 200
     assert client.get("/api/v1/daily").status_code == 200
-    assert len(queued(connection, Urgency.DAILY)) == len(GAMES)
+    assert len(queued(connection, Urgency.TODAY)) == len(GAMES)
 
 
 # Bounded solves
@@ -227,7 +298,7 @@ def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priorit
     monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
     game, rules = "rallye-raser", GAMES["rallye-raser"].rules_version
     puzzle = job_store.ensure_puzzle(game, SLOW_SEEDS[game], rules)
-    enqueue_solve(solve_queue(connection, Urgency.DAILY), Config.from_env(), game,
+    enqueue_solve(solve_queue(connection, Urgency.TODAY), Config.from_env(), game,
                   puzzle.seed, rules)
     work_in_a_fresh_worker_process()
     failed = job_store.get_puzzle_by_id(puzzle.id)
@@ -259,9 +330,10 @@ def test_a_failed_solve_is_solved_by_its_retry_after_the_more_urgent_work(
 
 
 def test_no_job_id_description_or_log_line_names_a_coming_dailys_seed(
-    connection, service_env, job_store, caplog
+    connection, service_env, job_store, caplog, clock
 ):
     caplog.set_level(logging.DEBUG)
+    clock.set(noon_of(date(2027, 3, 10)))
     tomorrow = daily.today() + timedelta(days=1)
     puzzle = daily.ensure_daily(job_store, service_env.daily_key, GAME, tomorrow)
     assert request_solve(GAME, puzzle.seed, service_env, daily_date=tomorrow)
@@ -269,7 +341,7 @@ def test_no_job_id_description_or_log_line_names_a_coming_dailys_seed(
         job_store, service_env, puzzle, 0, BoundedCallError("no answer within the time bound")
     )
     retries = ScheduledJobRegistry(queue=solve_queue(connection, Urgency.RETRY)).get_job_ids()
-    job_ids = [*queued(connection, Urgency.DAILY), *retries]
+    job_ids = [*queued(connection, Urgency.COMING), *retries]
     assert job_ids == [solve_job_id(GAME, puzzle.seed, RULES, attempt) for attempt in (0, 1)]
     assert "to be retried later" in caplog.text
     descriptions = [Job.fetch(job_id, connection=connection).description for job_id in job_ids]
