@@ -27,7 +27,7 @@ from puzzles.rallye_raser_track import (
 )
 from puzzles.rng import dice
 
-RULES_VERSION = "rr-2"
+RULES_VERSION = "rr-3"
 DICE_COUNT = 3
 MAX_GEAR = 3
 MAX_REROLLS = 2
