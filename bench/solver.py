@@ -9,8 +9,10 @@ Each game runs in its own process so its peak memory is its own.
 For Rallye Raser it also prints the spread of the optimal round count and the
 share of seeds that the most common optimal (score, rounds) pair covers.
 
-Usage: python -m bench.solver [--seeds N] [--game NAME] [--start K] [--solve-only]
-(--solve-only: only the OR-Tools solve, for long timing sweeps)
+Usage: python -m bench.solver [--seeds N] [--game NAME] [--start K]
+                              [--solve-only | --no-independent]
+(--solve-only: only the OR-Tools solve, for long timing sweeps; --no-independent:
+everything but the independent exact search, the slowest part, for quality sweeps)
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, in
     return game.score(final), game.tiebreak(final)
 
 
-def measure_seed(figures: GameFigures, seed: str, solve_only: bool = False) -> None:
+def measure_seed(
+    figures: GameFigures, seed: str, solve_only: bool = False, independent: bool = True
+) -> None:
     module = importlib.import_module(SOLVER_MODULES[figures.game])
     cpu_started = time.process_time()
     result = solve(figures.game, seed)
@@ -70,11 +74,12 @@ def measure_seed(figures: GameFigures, seed: str, solve_only: bool = False) -> N
             flush=True,
         )
         return
-    started = time.perf_counter()
-    independent = module.independent_optimum(seed)
-    figures.independent_seconds.append(time.perf_counter() - started)
-    if independent != (result.optimum, result.tiebreak):
-        figures.disagreements.append(seed)
+    if independent:
+        started = time.perf_counter()
+        exact = module.independent_optimum(seed)
+        figures.independent_seconds.append(time.perf_counter() - started)
+        if exact != (result.optimum, result.tiebreak):
+            figures.disagreements.append(seed)
     greedy = run_result(figures.game, seed, module.greedy_actions(seed))
     if greedy[0] is not None:
         figures.greedy_finished += 1
@@ -85,11 +90,15 @@ def measure_seed(figures: GameFigures, seed: str, solve_only: bool = False) -> N
 
 
 def measure_game(
-    game_name: str, seeds: list[str], out: multiprocessing.Queue, solve_only: bool
+    game_name: str,
+    seeds: list[str],
+    out: multiprocessing.Queue,
+    solve_only: bool,
+    independent: bool,
 ) -> None:
     figures = GameFigures(game_name)
     for seed in seeds:
-        measure_seed(figures, seed, solve_only)
+        measure_seed(figures, seed, solve_only, independent)
     figures.peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out.put(figures)
 
@@ -132,12 +141,13 @@ def report(figures: GameFigures, solve_only: bool) -> None:
     if solve_only:
         print(f"peak memory: {figures.peak_mib:.0f} MiB")
         return
-    ratio = statistics.median(indep_s) / max(statistics.median(solve_s), 1e-9)
-    print(
-        f"independent search seconds: median {statistics.median(indep_s):.3f}  "
-        f"max {max(indep_s):.3f}  (median ratio independent/OR-Tools {ratio:.2f})"
-    )
-    print(f"disagreements with the independent search: {figures.disagreements or 'none'}")
+    if indep_s:
+        ratio = statistics.median(indep_s) / max(statistics.median(solve_s), 1e-9)
+        print(
+            f"independent search seconds: median {statistics.median(indep_s):.3f}  "
+            f"max {max(indep_s):.3f}  (median ratio independent/OR-Tools {ratio:.2f})"
+        )
+        print(f"disagreements with the independent search: {figures.disagreements or 'none'}")
     print(f"peak memory: {figures.peak_mib:.0f} MiB")
     gap = statistics.mean(figures.greedy_gaps) if figures.greedy_gaps else float("nan")
     print(
@@ -152,14 +162,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=50)
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--game", choices=sorted(SOLVER_MODULES), action="append")
-    parser.add_argument("--solve-only", action="store_true")
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--solve-only", action="store_true")
+    modes.add_argument("--no-independent", action="store_true")
     args = parser.parse_args()
     seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
     context = multiprocessing.get_context("spawn")
     for game_name in args.game or sorted(SOLVER_MODULES):
         out = context.Queue()
         worker = context.Process(
-            target=measure_game, args=(game_name, seeds, out, args.solve_only)
+            target=measure_game,
+            args=(game_name, seeds, out, args.solve_only, not args.no_independent),
         )
         worker.start()
         figures = out.get()

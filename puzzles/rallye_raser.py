@@ -16,6 +16,7 @@ from typing import Any
 from puzzles.base import Action, Game, IllegalAction, State
 from puzzles.rallye_raser_track import (
     ABSENT,
+    CARDS,
     FINISH_ROWS,
     LANES,
     card_index,
@@ -27,7 +28,7 @@ from puzzles.rallye_raser_track import (
 )
 from puzzles.rng import dice
 
-RULES_VERSION = "rr-2"
+RULES_VERSION = "rr-3"
 DICE_COUNT = 3
 MAX_GEAR = 3
 MAX_REROLLS = 2
@@ -492,6 +493,8 @@ def _card_view(state: State, index: int) -> dict[str, Any] | None:
     rows = range(starts[index], starts[index + 1])
     return {
         "id": entry["id"],
+        # start_state takes any sections, so a hand-built position's card may have no name.
+        "name": CARDS[entry["id"]]["name"] if entry["id"] in CARDS else entry["id"],
         "rotated": entry["rotated"],
         "first_row": starts[index],
         "sections": [

@@ -1,8 +1,9 @@
 """Rallye Raser road cards and the track they form (rules RR-2, RR-3, RR-23).
 
-The nine road cards are data (puzzles/data/rallye_raser_cards.json). A section
-is three characters for lanes L, M, R: '.' road, '1'/'2' speed limit, 'x'
-absent. The seed fixes the deck order and which cards lie rotated by 180
+The road cards are data (puzzles/data/rallye_raser_cards.json): a pool from
+which each seed deals the nine cards of its race. A section is three characters
+for lanes L, M, R: '.' road, '1'/'2' speed limit, 'x' absent. The seed fixes
+which nine cards are dealt, their order and which of them lie rotated by 180
 degrees; the track is then one list of rows (sections), numbered from the start,
 followed by the finish zone (FINISH_ROWS rows of road in every lane).
 """
@@ -25,6 +26,10 @@ LANE_VALUES = {"L": (1, 2), "M": (3, 4), "R": (5, 6)}
 # A route holds at most 3 dice, so 3 rows of finish zone hold any route into it.
 FINISH_ROWS = 3
 FINISH_ROW = ROAD * len(LANES)
+# "Rase mit deinem Rallye Auto durch 9 Karten": a race is nine cards. The pool is
+# larger so that the track's length, and with it the fewest rounds to the
+# finish, differ from seed to seed (RR-3).
+DEALT_CARDS = 9
 
 _DATA_FILE = Path(__file__).with_name("data") / "rallye_raser_cards.json"
 
@@ -109,8 +114,9 @@ def deck_problems(cards: list[list[str]]) -> list[str]:
 
 
 def deal_deck(seed: str) -> list[dict[str, Any]]:
-    """The seed's deck, top first: each card's id and whether it lies rotated (RR-3)."""
-    order = shuffled(seed, "rallye-raser/deck", sorted(CARDS))
+    """The seed's deck, top first: nine cards of the pool, each card's id and whether it
+    lies rotated (RR-3)."""
+    order = shuffled(seed, "rallye-raser/deck", sorted(CARDS))[:DEALT_CARDS]
     flips = coin_flips(seed, "rallye-raser/rotation", len(order))
     return [{"id": card_id, "rotated": flip} for card_id, flip in zip(order, flips, strict=True)]
 

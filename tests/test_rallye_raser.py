@@ -22,6 +22,7 @@ from puzzles.rallye_raser import (
 )
 from puzzles.rallye_raser_track import (
     CARDS,
+    DEALT_CARDS,
     LIMITS,
     card_problems,
     card_sections,
@@ -79,7 +80,7 @@ def test_rr1_start_values():
 
 
 def test_rr2_card_data_meets_every_constraint():
-    assert len(CARDS) == 9
+    assert len(CARDS) == 18
     for card in CARDS.values():
         assert card_problems(card["sections"]) == [], card["id"]
         assert card_problems(rotated(card["sections"])) == [], card["id"]
@@ -125,12 +126,21 @@ def test_rr2_speed_limits_sit_next_to_each_other_somewhere():
 
 def test_rr3_deck_order_and_rotation_come_from_the_seed():
     deck = deal_deck("deck-seed")
-    assert sorted(entry["id"] for entry in deck) == sorted(CARDS)
+    ids = [entry["id"] for entry in deck]
+    assert len(ids) == DEALT_CARDS == 9 and len(set(ids)) == 9 and set(ids) <= set(CARDS)
     assert deal_deck("deck-seed") == deck
     assert len({json.dumps(deal_deck(f"s{i}")) for i in range(20)}) == 20
     state = GAME.new_game("deck-seed")
     rows = [row for entry in deck for row in card_sections(entry)]
     assert state["track"] == rows
+
+
+def test_rr3_seeds_deal_different_cards_and_tracks_of_different_lengths():
+    """Every card of the pool is dealt on some seed, and the track's length varies."""
+    decks = [deal_deck(f"pool-{i}") for i in range(200)]
+    assert {entry["id"] for deck in decks for entry in deck} == set(CARDS)
+    lengths = {sum(len(card_sections(entry)) for entry in deck) for deck in decks}
+    assert min(lengths) < 25 and max(lengths) > 30
 
 
 def test_rr3_rotation_reverses_sections_and_swaps_l_and_r():

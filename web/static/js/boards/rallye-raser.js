@@ -67,7 +67,7 @@ function dial(label, value, tone, note) {
 // Rows to draw, top (furthest) first: the finish zone, card B, card A.
 function roadRows(view) {
   const rows = [];
-  const cardRows = (card, name) => card.sections.map((s) => ({ row: s.row, fields: s.fields, card: name, cardId: card.id }));
+  const cardRows = (card, name) => card.sections.map((s) => ({ row: s.row, fields: s.fields, card: name, cardName: card.name }));
   if (view.finish_rows) rows.push(...view.finish_rows.map((row) => ({ row, card: "finish", fields: LANES.map((lane) => ({ lane, kind: "road", limit: null })) })));
   if (view.card_b) rows.push(...cardRows(view.card_b, "B"));
   rows.push(...cardRows(view.card_a, "A"));
@@ -125,7 +125,7 @@ export function createBoard(root, { interactive, onPlay }) {
     let previousCard = null;
     for (const r of rows) {
       if (r.card !== previousCard) {
-        const title = r.card === "finish" ? "Finish zone" : `Card ${r.card} · ${r.cardId}`;
+        const title = r.card === "finish" ? "Finish zone" : `Card ${r.card} · ${r.cardName}`;
         grid.append(h("div", { class: `card-label ${r.card === "finish" ? "finish" : ""}` }, title));
         previousCard = r.card;
       }
