@@ -17,6 +17,7 @@ from flask import Flask, Response, current_app, g, request
 from itsdangerous import BadSignature, Signer
 
 from service.openapi import ApiError
+from service.ratelimit import Limit
 
 COOKIE_NAME = "rally_player"
 # Browsers cap a cookie's lifetime at 400 days.
@@ -55,15 +56,28 @@ def request_player_id() -> str | None:
     return current_player_id() or g.get("new_player_id")
 
 
+def admit_write(*limits: Limit) -> None:
+    """Count this write against limits and, when the caller has no player id yet, against
+    the new player ids, all in one check (ApiError 429 at the first one it is over).
+
+    A caller without an id is given one here, whose cookie goes out with a successful
+    answer: the limit on new ids counts every write that would hand one out.
+    """
+    limiter = current_app.extensions["rally"].limiter
+    if request_player_id() is not None:
+        limiter.check(*limits)
+        return
+    limiter.check(*limits, limiter.new_players)
+    g.new_player_id = secrets.token_urlsafe(16)
+
+
 def player_id_for_write() -> str:
-    """The current player's id, or a new one whose cookie goes out with a successful answer
-    (ApiError 429 when this address has had too many new ids lately)."""
-    existing = current_player_id()
+    """The caller's id: from the cookie, the one admit_write gave, or a new one (ApiError
+    429 when this address has had too many new ids lately)."""
+    existing = request_player_id()
     if existing is not None:
         return existing
-    limiter = current_app.extensions["rally"].limiter
-    limiter.check(limiter.new_players)
-    g.new_player_id = secrets.token_urlsafe(16)
+    admit_write()
     return g.new_player_id
 
 
