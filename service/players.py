@@ -23,6 +23,7 @@ COOKIE_NAME = "rally_player"
 # Browsers cap a cookie's lifetime at 400 days.
 COOKIE_MAX_AGE = 400 * 24 * 3600
 _SIGNER_SALT = "rally-daily/player"
+_SIGNER_EXTENSION = "rally-player-signer"
 MAX_NAME_CHARS = 40
 # Unicode categories a display name may not hold: control, format (bidirectional
 # overrides and isolates, zero-width spaces and joiners, soft hyphen), surrogate,
@@ -31,7 +32,7 @@ _REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
 
 def _signer() -> Signer:
-    return Signer(current_app.config["SECRET_KEY"], salt=_SIGNER_SALT)
+    return current_app.extensions[_SIGNER_EXTENSION]
 
 
 def current_player_id() -> str | None:
@@ -112,5 +113,7 @@ def _send_new_player_cookie(response: Response) -> Response:
     return response
 
 
-def init_app(app: Flask) -> None:
+def init_app(app: Flask, secret_key: str) -> None:
+    """Sign player cookies with secret_key (RALLY_SECRET_KEY)."""
+    app.extensions[_SIGNER_EXTENSION] = Signer(secret_key, salt=_SIGNER_SALT)
     app.after_request(_send_new_player_cookie)
