@@ -38,7 +38,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
-from service.models import Attempt, AttemptBatch, Player, PlayerCount, Run, ScoreCount
+from service.models import (
+    OFFICIAL_RUNS_ONLY,
+    Attempt,
+    AttemptBatch,
+    Player,
+    PlayerCount,
+    Run,
+    ScoreCount,
+)
 
 _ATTEMPT = Attempt.__table__.c
 RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
@@ -180,7 +188,7 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
         earlier_runs_of=DriverStatement(
             select(
                 exists().where(players_runs).label("stored"),
-                exists().where(players_runs, Run.official).label("official"),
+                exists().where(players_runs, OFFICIAL_RUNS_ONLY).label("official"),
             ),
             dialect,
         ),
