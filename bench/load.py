@@ -449,13 +449,15 @@ def attempts_paced(port: int, batches: list[list[Any]], players_per_second: floa
                             sum(failures), actions, elapsed)
 
 
-def start_servers(
+def start_service(
     instance: Path,
     workers: int,
-    service_port: int,
-    ceiling_port: int,
+    port: int,
     worker_class: str = WEB_WORKER_CLASS,
-) -> list[subprocess.Popen[bytes]]:
+    gunicorn_options: tuple[str, ...] = (),
+) -> subprocess.Popen[bytes]:
+    """The service under gunicorn on a migrated database (SQLite in instance unless
+    DATABASE_URL says otherwise) and the embedded Redis in instance, already running."""
     env = {
         **os.environ,
         "PYTHONPATH": str(BENCH_DIR.parent),
@@ -470,7 +472,18 @@ def start_servers(
     }
     migrate = [sys.executable, "-m", "service.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
-    service = start_process(gunicorn_command(HOST, service_port, workers, worker_class), env)
+    command = gunicorn_command(HOST, port, workers, worker_class)
+    return start_process([*command[:-1], *gunicorn_options, command[-1]], env)
+
+
+def start_servers(
+    instance: Path,
+    workers: int,
+    service_port: int,
+    ceiling_port: int,
+    worker_class: str = WEB_WORKER_CLASS,
+) -> list[subprocess.Popen[bytes]]:
+    service = start_service(instance, workers, service_port, worker_class)
     ceiling_command = gunicorn_command(HOST, ceiling_port, workers, worker_class)
     ceiling_app = ["--chdir", str(BENCH_DIR.parent), "bench.load:bare_app()"]
     ceiling = start_process([*ceiling_command[:-1], *ceiling_app])
