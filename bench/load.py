@@ -5,9 +5,11 @@ service (SQLite there by default; DATABASE_URL points it elsewhere) and, as the
 ceiling, gunicorn serving a bare Flask JSON endpoint with the same workers. It
 then drives, one after the other: the ceiling, GET /api/v1/daily, POST
 /api/v1/play/... (half a run) and practice run submissions (a whole finished
-run, replayed, scored and committed), each as fast as it answers; then
-submissions at a fixed rate (open loop, --rate per second, or half the
-saturated rate), where latency counts from when each request was due.
+run, replayed, scored and committed), each as fast as it answers; the
+submissions come without a player cookie (each one a new player, as a first
+visit or a script), then with one (a returning player, as from a browser).
+Then cookieless submissions at a fixed rate (open loop, --rate per second, or
+half their saturated rate), where latency counts from when each request was due.
 
 Then the attempt path, today's Rallye Raser daily played through attempts:
 each player starts an attempt and sends the day's run (a heuristic player's,
@@ -74,6 +76,8 @@ ATTEMPT_GAME = "rallye-raser"
 REVEALING = {"roll", "reroll", "move"}
 # The bench's own key, so that it knows today's seed and can prepare a run of it.
 BENCH_DAILY_KEY = "bench-daily-key-0123456789abcdef0123456789"
+# Run submissions without a player cookie: each one a new player.
+SUBMISSION = "POST runs (submission)"
 STARTUP_SECONDS = 30.0
 
 
@@ -94,6 +98,14 @@ class Target:
     port: int
     path: str
     body: str | None = None  # JSON to POST; None for a GET
+    cookie: str | None = None  # a Cookie header to send
+
+    def headers(self) -> dict[str, str]:
+        """The request's headers beyond the ones every client sends."""
+        return {
+            **({"Content-Type": "application/json"} if self.body is not None else {}),
+            **({"Cookie": self.cookie} if self.cookie is not None else {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -125,13 +137,10 @@ end
 
 
 def wrk(target: Target, seconds: int, connections: int, threads: int, work_dir: Path) -> Result:
-    request = ""
+    headers = target.headers().items()
+    request = "".join(f'wrk.headers["{name}"] = [==[{value}]==]\n' for name, value in headers)
     if target.body is not None:
-        request = (
-            'wrk.method = "POST"\n'
-            f"wrk.body = [==[{target.body}]==]\n"
-            'wrk.headers["Content-Type"] = "application/json"'
-        )
+        request += f'wrk.method = "POST"\nwrk.body = [==[{target.body}]==]\n'
     script = work_dir / f"{target.name.replace(' ', '_').replace('/', '_')}.lua"
     script.write_text(WRK_SCRIPT.format(request=request))
     url = f"http://{HOST}:{target.port}{target.path}"
@@ -158,7 +167,7 @@ class Client:
     def __init__(self, target: Target) -> None:
         self.target = target
         self.body = None if target.body is None else target.body.encode()
-        self.headers = {"Content-Type": "application/json"} if self.body else {}
+        self.headers = target.headers()
         self.connection = http.client.HTTPConnection(HOST, target.port, timeout=10)
 
     def send(self) -> bool:
@@ -268,12 +277,14 @@ def wait_until_up(url: str) -> None:
             time.sleep(0.2)
 
 
-def post_json(url: str, body: Any) -> Any:
+def post_json(url: str, body: Any) -> tuple[Any, str | None]:
+    """The answer to a JSON POST, and the player cookie it set (name=value), if any."""
     request = urllib.request.Request(
         url, json.dumps(body).encode(), {"Content-Type": "application/json"}
     )
     with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)
+        cookie = response.headers.get("Set-Cookie")
+        return json.load(response), None if cookie is None else cookie.split(";", 1)[0]
 
 
 def finished_actions(seed: str) -> list[Any]:
@@ -297,10 +308,12 @@ def free_ports(count: int) -> list[int]:
 
 def targets(service_port: int, ceiling_port: int) -> list[Target]:
     """What to drive, prepared through the running service (a finished practice run)."""
-    service = f"http://{HOST}:{service_port}/api/v1"
     actions = finished_actions(PRACTICE_SEED)
-    # One run first, so that the timed submissions all store runs of a known puzzle.
-    post_json(f"{service}/puzzles/{GAME}/{PRACTICE_SEED}/runs", {"actions": actions})
+    runs = f"/api/v1/puzzles/{GAME}/{PRACTICE_SEED}/runs"
+    # One run first, so that the timed submissions all store runs of a known puzzle; its
+    # player returns in the submissions with a cookie.
+    _run, cookie = post_json(f"http://{HOST}:{service_port}{runs}", {"actions": actions})
+    submission = json.dumps({"actions": actions})
     return [
         Target("bare Flask (ceiling)", ceiling_port, "/bare"),
         Target("GET /daily", service_port, "/api/v1/daily"),
@@ -310,12 +323,8 @@ def targets(service_port: int, ceiling_port: int) -> list[Target]:
             f"/api/v1/play/{GAME}/{PRACTICE_SEED}",
             json.dumps({"actions": actions[: len(actions) // 2]}),
         ),
-        Target(
-            "POST runs (submission)",
-            service_port,
-            f"/api/v1/puzzles/{GAME}/{PRACTICE_SEED}/runs",
-            json.dumps({"actions": actions}),
-        ),
+        Target(SUBMISSION, service_port, runs, submission),
+        Target("POST runs, returning player", service_port, runs, submission, cookie),
     ]
 
 
@@ -440,13 +449,15 @@ def attempts_paced(port: int, batches: list[list[Any]], players_per_second: floa
                             sum(failures), actions, elapsed)
 
 
-def start_servers(
+def start_service(
     instance: Path,
     workers: int,
-    service_port: int,
-    ceiling_port: int,
+    port: int,
     worker_class: str = WEB_WORKER_CLASS,
-) -> list[subprocess.Popen[bytes]]:
+    gunicorn_options: tuple[str, ...] = (),
+) -> subprocess.Popen[bytes]:
+    """The service under gunicorn on a migrated database (SQLite in instance unless
+    DATABASE_URL says otherwise) and the embedded Redis in instance, already running."""
     env = {
         **os.environ,
         "PYTHONPATH": str(BENCH_DIR.parent),
@@ -461,7 +472,18 @@ def start_servers(
     }
     migrate = [sys.executable, "-m", "service.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
-    service = start_process(gunicorn_command(HOST, service_port, workers, worker_class), env)
+    command = gunicorn_command(HOST, port, workers, worker_class)
+    return start_process([*command[:-1], *gunicorn_options, command[-1]], env)
+
+
+def start_servers(
+    instance: Path,
+    workers: int,
+    service_port: int,
+    ceiling_port: int,
+    worker_class: str = WEB_WORKER_CLASS,
+) -> list[subprocess.Popen[bytes]]:
+    service = start_service(instance, workers, service_port, worker_class)
     ceiling_command = gunicorn_command(HOST, ceiling_port, workers, worker_class)
     ceiling_app = ["--chdir", str(BENCH_DIR.parent), "bench.load:bare_app()"]
     ceiling = start_process([*ceiling_command[:-1], *ceiling_app])
@@ -559,8 +581,9 @@ def main() -> None:
                              lambda target=target: measure(tool, target, options, instance))
                     for target in prepared
                 ]
-                rate = options.rate or max(1, int(results[-1].requests_per_second / 2))
-                paced = replace(prepared[-1], name=f"POST runs, {rate}/s paced")
+                submissions = next(r for r in results if r.target.name == SUBMISSION)
+                rate = options.rate or max(1, int(submissions.requests_per_second / 2))
+                paced = replace(submissions.target, name=f"POST runs, {rate}/s paced")
                 results.append(
                     with_cpu(servers[0], lambda: paced_load(paced, rate, options.seconds))
                 )

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+import struct
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 RNG_VERSION = 1
 SEED_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _WORD_RANGE = 1 << 64
+# A 64-byte block read as eight little-endian 64-bit words, the first eight bytes first.
+_BLOCK_WORDS = struct.Struct("<8Q")
 
 T = TypeVar("T")
 
@@ -46,8 +49,7 @@ class Stream:
         counter = 0
         while True:
             block = hashlib.blake2b(self._prefix + str(counter).encode(), digest_size=64).digest()
-            for offset in range(0, 64, 8):
-                yield int.from_bytes(block[offset : offset + 8], "little")
+            yield from _BLOCK_WORDS.unpack(block)
             counter += 1
 
     def below(self, n: int) -> int:

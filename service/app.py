@@ -30,8 +30,9 @@ def create_app(config: Config | None = None) -> Flask:
     """The web application on config's database and Redis (the environment's by default)."""
     config = config or Config.from_env()
     app = Flask(__name__, static_folder=None)
+    # No SECRET_KEY: the service keeps nothing in Flask's session, which would otherwise
+    # build a signing serializer on every request. RALLY_SECRET_KEY signs player cookies.
     app.config.update(
-        SECRET_KEY=config.secret_key,
         MAX_CONTENT_LENGTH=config.max_body_bytes,
         RALLY_CACHE_SECONDS=CACHE_SECONDS,
     )
@@ -54,7 +55,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_error_handler(HTTPException, error_response)
     app.register_error_handler(DatabaseBusy, database_busy)
     same_origin.init_app(app)
-    players.init_app(app)
+    players.init_app(app, config.secret_key)
     security.init_app(app)
     app.register_blueprint(api_blueprint)
     app.register_blueprint(pages.blueprint)

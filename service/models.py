@@ -88,6 +88,12 @@ class Player(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
+# Official runs only: the condition of the unique index on them, which a query must state
+# word for word for SQLite to read that index (`official = 1`, SQLAlchemy's rendering of
+# `Run.official`, makes it read every run of the player instead).
+OFFICIAL_RUNS_ONLY = text("official")
+
+
 class Run(Base):
     """A submitted run, replayed and scored by the server."""
 
@@ -100,8 +106,8 @@ class Run(Base):
             "puzzle_id",
             "player_id",
             unique=True,
-            sqlite_where=text("official"),
-            postgresql_where=text("official"),
+            sqlite_where=OFFICIAL_RUNS_ONLY,
+            postgresql_where=OFFICIAL_RUNS_ONLY,
         ),
         Index("ix_runs_player", "player_id", "puzzle_id"),
     )

@@ -17,11 +17,13 @@ from flask import Flask, Response, current_app, g, request
 from itsdangerous import BadSignature, Signer
 
 from service.openapi import ApiError
+from service.ratelimit import Limit
 
 COOKIE_NAME = "rally_player"
 # Browsers cap a cookie's lifetime at 400 days.
 COOKIE_MAX_AGE = 400 * 24 * 3600
 _SIGNER_SALT = "rally-daily/player"
+_SIGNER_EXTENSION = "rally-player-signer"
 MAX_NAME_CHARS = 40
 # Unicode categories a display name may not hold: control, format (bidirectional
 # overrides and isolates, zero-width spaces and joiners, soft hyphen), surrogate,
@@ -30,7 +32,7 @@ _REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
 
 def _signer() -> Signer:
-    return Signer(current_app.config["SECRET_KEY"], salt=_SIGNER_SALT)
+    return current_app.extensions[_SIGNER_EXTENSION]
 
 
 def current_player_id() -> str | None:
@@ -55,15 +57,28 @@ def request_player_id() -> str | None:
     return current_player_id() or g.get("new_player_id")
 
 
+def admit_write(*limits: Limit) -> None:
+    """Count this write against limits and, when the caller has no player id yet, against
+    the new player ids, all in one check (ApiError 429 at the first one it is over).
+
+    A caller without an id is given one here, whose cookie goes out with a successful
+    answer: the limit on new ids counts every write that would hand one out.
+    """
+    limiter = current_app.extensions["rally"].limiter
+    if request_player_id() is not None:
+        limiter.check(*limits)
+        return
+    limiter.check(*limits, limiter.new_players)
+    g.new_player_id = secrets.token_urlsafe(16)
+
+
 def player_id_for_write() -> str:
-    """The current player's id, or a new one whose cookie goes out with a successful answer
-    (ApiError 429 when this address has had too many new ids lately)."""
-    existing = current_player_id()
+    """The caller's id: from the cookie, the one admit_write gave, or a new one (ApiError
+    429 when this address has had too many new ids lately)."""
+    existing = request_player_id()
     if existing is not None:
         return existing
-    limiter = current_app.extensions["rally"].limiter
-    limiter.check(limiter.new_players)
-    g.new_player_id = secrets.token_urlsafe(16)
+    admit_write()
     return g.new_player_id
 
 
@@ -98,5 +113,7 @@ def _send_new_player_cookie(response: Response) -> Response:
     return response
 
 
-def init_app(app: Flask) -> None:
+def init_app(app: Flask, secret_key: str) -> None:
+    """Sign player cookies with secret_key (RALLY_SECRET_KEY)."""
+    app.extensions[_SIGNER_EXTENSION] = Signer(secret_key, salt=_SIGNER_SALT)
     app.after_request(_send_new_player_cookie)

@@ -13,7 +13,12 @@ on its own, so a client's budget is at most one per process until Redis is back.
 
 flask-limiter, built on the same library, attaches limits to routes before the
 view runs; these are counted in the middle of a view (a seed counts only when it
-is new, an attempt per daily), so the library's limiter is used directly.
+is new, an attempt per daily), so they are counted here: in memory by the
+library's moving-window limiter, and in Redis by one script that counts every
+limit a request passes (a submission without a player cookie passes two) in one
+round trip, each round trip costing both processes CPU (docs/performance.md).
+The script keeps the library's lists and keys (a list of request times per client
+and limit, newest first), so both count alike.
 """
 
 from __future__ import annotations
@@ -22,12 +27,12 @@ import ipaddress
 import logging
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import redis
 from flask import request
 from limits import RateLimitItem, RateLimitItemPerSecond
-from limits.storage import MemoryStorage, RedisStorage
+from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from service.openapi import ApiError
@@ -40,6 +45,27 @@ KEY_PREFIX = "rally:ratelimit"
 # An IPv6 client is counted by its network of this many bits (a subscriber's usual share).
 IPV6_CLIENT_PREFIX = 64
 REDIS_ERRORS = (redis.RedisError, OSError)
+# Counts one request against several moving windows, in order, as the library's
+# acquire_moving_window.lua does for one: KEYS are the windows' lists, ARGV the request's
+# time, then each window's size in requests and length in seconds. A window already full
+# within its length refuses: the script stops there (the windows before it stay counted,
+# as separate checks would have left them) and answers {its position, its oldest request's
+# time}, which says when it frees a place; {0} when every window counted the request.
+COUNT_IN_WINDOWS = """
+local now = tonumber(ARGV[1])
+for position, key in ipairs(KEYS) do
+    local size = tonumber(ARGV[2 * position])
+    local length = tonumber(ARGV[2 * position + 1])
+    local oldest = redis.call('lindex', key, size - 1)
+    if oldest and tonumber(oldest) >= now - length then
+        return {position, oldest}
+    end
+    redis.call('lpush', key, ARGV[1])
+    redis.call('ltrim', key, 0, size - 1)
+    redis.call('expire', key, length)
+end
+return {0}
+"""
 
 
 @dataclass(frozen=True)
@@ -48,12 +74,25 @@ class Limit:
     requests: int
     window_seconds: int
     what: str  # in words, for the 429 message: "run submissions"
+    scope: str = ""  # counted apart for each scope, when given (say one daily)
+
+    def within(self, scope: str) -> Limit:
+        """This limit counted apart for scope."""
+        return replace(self, scope=scope)
 
     def describe(self) -> str:
         return f"too many {self.what}: at most {self.requests} per {self.window_seconds} s"
 
     def item(self) -> RateLimitItem:
         return RateLimitItemPerSecond(self.requests, self.window_seconds)
+
+    def identifiers(self, client: str) -> tuple[str, str, str]:
+        """What the limits library keys client's count of this limit by."""
+        return (self.name, client, self.scope)
+
+    def redis_key(self, client: str) -> str:
+        """The list of client's requests under this limit, named as the library names it."""
+        return f"{KEY_PREFIX}:{self.item().key_for(*self.identifiers(client))}"
 
 
 def client_address(remote_addr: str | None) -> str:
@@ -93,36 +132,26 @@ class RateLimiter:
     ):
         self.writes = Limit("writes", writes_per_minute, 60, "run submissions")
         self.new_seeds = Limit("new-seeds", new_seeds_per_hour, 3600, "new practice seeds")
-        # Counted per daily (the scope names it): attempts start only on the daily's own
-        # day, so a day-long moving window holds every start of that daily.
+        # Counted per daily (`within` it): attempts start only on the daily's own day, so a
+        # day-long moving window holds every start of that daily.
         self.attempt_starts = Limit(
             "attempt-starts", attempts_per_address, 24 * 3600, "attempts started on this daily"
         )
         self.new_players = Limit("new-players", new_players_per_hour, 3600, "new player ids")
-        storage = RedisStorage(
-            "redis://", connection_pool=client.connection_pool, key_prefix=KEY_PREFIX
-        )
-        self._shared = MovingWindowRateLimiter(storage)
+        self._count_in_windows = client.register_script(COUNT_IN_WINDOWS)
         self._local = MovingWindowRateLimiter(MemoryStorage())
         self._redis_down = False
         self._retry_redis_at = 0.0
 
-    def check(self, limit: Limit, scope: str = "") -> None:
-        """Count one request of the current client (within scope, say one daily, when given);
-        ApiError 429 with Retry-After when over."""
-        identifiers = (limit.name, client_key(), scope)
-        counter = self._counter()
-        try:
-            allowed = counter.hit(limit.item(), *identifiers)
-        except REDIS_ERRORS as error:
-            counter = self._redis_failed(error)
-            allowed = counter.hit(limit.item(), *identifiers)
-        else:
-            if counter is self._shared and self._redis_down:
-                log.warning("Redis is back: rate limits shared again")
-                self._redis_down = False
-        if not allowed:
-            retry_after = self._seconds_until_allowed(counter, limit, identifiers)
+    def check(self, *limits: Limit) -> None:
+        """Count one request of the current client against each limit, in order and in one
+        Redis round trip; ApiError 429 with Retry-After at the first one it is over (the
+        limits before it stay counted, the ones after it are not)."""
+        if not limits:
+            return
+        refused = self._count(limits, client_key())
+        if refused is not None:
+            limit, retry_after = refused
             raise ApiError(
                 429,
                 limit.describe(),
@@ -130,25 +159,51 @@ class RateLimiter:
                 retry_after=retry_after,
             )
 
-    def _counter(self) -> MovingWindowRateLimiter:
-        """Redis's counts, or this process's own while Redis is down and not due a new try."""
-        if self._redis_down and time.time() < self._retry_redis_at:
-            return self._local
-        return self._shared
+    def _count(self, limits: tuple[Limit, ...], client: str) -> tuple[Limit, int] | None:
+        """The limit the request is over and the seconds until it would pass, or None."""
+        if not self._redis_down or time.time() >= self._retry_redis_at:
+            try:
+                refused = self._count_in_redis(limits, client)
+            except REDIS_ERRORS as error:
+                self._redis_failed(error)
+            else:
+                if self._redis_down:
+                    log.warning("Redis is back: rate limits shared again")
+                    self._redis_down = False
+                return refused
+        return self._count_in_memory(limits, client)
 
-    def _redis_failed(self, error: Exception) -> MovingWindowRateLimiter:
+    def _count_in_redis(
+        self, limits: tuple[Limit, ...], client: str
+    ) -> tuple[Limit, int] | None:
+        now = time.time()
+        keys = [limit.redis_key(client) for limit in limits]
+        sizes = [value for limit in limits for value in (limit.requests, limit.window_seconds)]
+        answer = self._count_in_windows(keys=keys, args=[now, *sizes])
+        if answer[0] == 0:
+            return None
+        limit = limits[answer[0] - 1]
+        return limit, _seconds_until(float(answer[1]) + limit.window_seconds, now)
+
+    def _count_in_memory(
+        self, limits: tuple[Limit, ...], client: str
+    ) -> tuple[Limit, int] | None:
+        for limit in limits:
+            identifiers = limit.identifiers(client)
+            if not self._local.hit(limit.item(), *identifiers):
+                reset_at, _remaining = self._local.get_window_stats(limit.item(), *identifiers)
+                return limit, _seconds_until(reset_at, time.time())
+        return None
+
+    def _redis_failed(self, error: Exception) -> None:
+        """Count in this process's memory for a while: a dead Redis must not cost every
+        request a connection attempt."""
         if not self._redis_down:
             log.warning("rate limits kept in memory while Redis is unavailable: %s", error)
             self._redis_down = True
         self._retry_redis_at = time.time() + RETRY_REDIS_AFTER_SECONDS
-        return self._local
 
-    def _seconds_until_allowed(
-        self, counter: MovingWindowRateLimiter, limit: Limit, identifiers: tuple[str, ...]
-    ) -> int:
-        """When the oldest request in the window leaves it (whole seconds, at least 1)."""
-        try:
-            reset_at, _remaining = counter.get_window_stats(limit.item(), *identifiers)
-        except REDIS_ERRORS:
-            return limit.window_seconds
-        return max(1, math.ceil(reset_at - time.time()))
+
+def _seconds_until(moment: float, now: float) -> int:
+    """Whole seconds from now until moment, at least 1 (a Retry-After)."""
+    return max(1, math.ceil(moment - now))

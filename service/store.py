@@ -52,6 +52,9 @@ STANDINGS_SECONDS = 1.0
 STANDINGS_KEPT = 1024
 HISTORY_PAGE = 50
 _INSERT_BY_DIALECT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+# What a player recorded by the running transaction has stored before (runs keep their
+# player by a foreign key, so someone with no row has no run).
+NO_EARLIER_RUNS = {"stored": False, "official": False}
 
 
 class DatabaseBusy(Exception):  # noqa: N818 - a state, not a programming error
@@ -359,17 +362,20 @@ class Store(AttemptStorage):
 
     def _upsert_player(
         self, connection: Connection, player_id: str, display_name: str | None
-    ) -> None:
-        """Record the player and lock their row until the transaction ends: on PostgreSQL one
-        player's concurrent writes queue up there, so that the first-run test of _store_run
-        stays exact (SQLite's write transactions queue whole)."""
-        if display_name is None:
-            self._sql.add_player.run(connection, {"player_id": player_id, "now": utc_now()})
-        else:
-            named = {"player_id": player_id, "name": display_name}
-            connection.execute(self._sql.name_player, named)
-        if self._locks_rows:
+    ) -> bool:
+        """Record the player (a given name replaces theirs) and lock their row until the
+        transaction ends: on PostgreSQL one player's concurrent writes queue up there, so
+        that the first-run test of _store_run stays exact (SQLite's write transactions
+        queue whole). True when this transaction recorded them: a new player, with no runs
+        yet, whose row no other transaction can take before this one ends."""
+        values = {"player_id": player_id, "name": display_name}
+        if self._sql.add_player.run(connection, {**values, "now": utc_now()}) == 1:
+            return True
+        if display_name is not None:
+            self._sql.rename_player.run(connection, values)  # which locks the row
+        elif self._locks_rows:
             self._sql.lock_player.run(connection, {"player_id": player_id})
+        return False
 
     def upsert_player(self, player_id: str, display_name: str | None = None) -> None:
         """Record the player; a given display name replaces the stored one."""
@@ -436,18 +442,25 @@ class Store(AttemptStorage):
         self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
     ) -> RunRecord:
         with self._write_rows() as connection:
-            self._upsert_player(connection, fields["player_id"], display_name)
-            return self._store_run(connection, fields, official_if_first)
+            new_player = self._upsert_player(connection, fields["player_id"], display_name)
+            return self._store_run(connection, fields, official_if_first, new_player)
 
     def _store_run(
-        self, connection: Connection, fields: dict[str, Any], official_if_first: bool
+        self,
+        connection: Connection,
+        fields: dict[str, Any],
+        official_if_first: bool,
+        new_player: bool = False,
     ) -> RunRecord:
         """A new run under its player's current name, official if asked and the player's
         first official run of the puzzle, counted in its puzzle's standings in the same
         transaction: its player if this is their first run of the puzzle, its score if it is
-        official. The player must be stored and locked already (_upsert_player)."""
+        official. The player must be stored and locked already (_upsert_player, which says
+        whether they are new: a new player's runs need not be looked for)."""
         puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
-        earlier = self._sql.earlier_runs_of.first(connection, puzzle_and_player)
+        earlier = NO_EARLIER_RUNS if new_player else self._sql.earlier_runs_of.first(
+            connection, puzzle_and_player
+        )
         assert earlier is not None, "a select of two EXISTS has one row"
         official = official_if_first and not earlier["official"]
         values = {"id": secrets.token_urlsafe(12), "official": official,

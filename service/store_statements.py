@@ -6,7 +6,7 @@ insert that cost more CPU than replaying the run. Statements built once with
 `bindparam` placeholders are compiled once and then only executed.
 
 The statements that every append and every run take (read the attempt, update
-it, add its actions; record the player, insert the run) go further: compiled
+it, add its actions; record or rename the player, insert the run) go further: compiled
 once for the database's dialect, they run straight on the driver's cursor,
 inside SQLAlchemy's transaction, with SQLAlchemy's own conversion of each
 parameter and column value and of the driver's errors. Its execution path
@@ -38,7 +38,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
-from service.models import Attempt, AttemptBatch, Player, PlayerCount, Run, ScoreCount
+from service.models import (
+    OFFICIAL_RUNS_ONLY,
+    Attempt,
+    AttemptBatch,
+    Player,
+    PlayerCount,
+    Run,
+    ScoreCount,
+)
 
 _ATTEMPT = Attempt.__table__.c
 RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
@@ -108,8 +116,8 @@ class DriverStatement:
 
 @dataclass(frozen=True)
 class Statements:
-    add_player: DriverStatement  # player_id, now; an existing player is left as is
-    name_player: Executable  # player_id, name; the name replaces the stored one
+    add_player: DriverStatement  # player_id, name, now; an existing player is left as is
+    rename_player: DriverStatement  # player_id, name
     lock_player: DriverStatement  # player_id; PostgreSQL only, till the transaction ends
     insert_run: DriverStatement  # the run's columns but display_name; returns display_name
     # puzzle_id, player_id: whether the player has a run (`stored`) and an official run
@@ -130,9 +138,10 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
     dialect_insert's."""
     # Every value is a parameter: the driver's cursor applies no column defaults.
     new_player = dialect_insert(Player).values(
-        id=bindparam("player_id"), created_at=bindparam("now", type_=DateTime(timezone=True))
+        id=bindparam("player_id"),
+        display_name=bindparam("name"),
+        created_at=bindparam("now", type_=DateTime(timezone=True)),
     )
-    named = dialect_insert(Player).values(id=bindparam("player_id"), display_name=bindparam("name"))
     players_runs = and_(
         Run.puzzle_id == bindparam("puzzle_id"), Run.player_id == bindparam("player_id")
     )
@@ -146,8 +155,11 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
         add_player=DriverStatement(
             new_player.on_conflict_do_nothing(index_elements=["id"]), dialect
         ),
-        name_player=named.on_conflict_do_update(
-            index_elements=["id"], set_={"display_name": named.excluded.display_name}
+        rename_player=DriverStatement(
+            update(Player)
+            .where(Player.id == bindparam("player_id"))
+            .values(display_name=bindparam("name")),
+            dialect,
         ),
         lock_player=DriverStatement(
             select(Player.id).where(Player.id == bindparam("player_id")).with_for_update(),
@@ -176,7 +188,7 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
         earlier_runs_of=DriverStatement(
             select(
                 exists().where(players_runs).label("stored"),
-                exists().where(players_runs, Run.official).label("official"),
+                exists().where(players_runs, OFFICIAL_RUNS_ONLY).label("official"),
             ),
             dialect,
         ),

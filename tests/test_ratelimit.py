@@ -6,7 +6,10 @@ from __future__ import annotations
 import time
 
 import pytest
+import redis
 from flask import Flask
+from limits.storage import RedisStorage
+from limits.strategies import MovingWindowRateLimiter
 
 from service import ratelimit
 from service.config import Config
@@ -30,7 +33,7 @@ def allowed(limiter: RateLimiter, limit: Limit, address: str, scope: str = "") -
     """Whether one more request from address passes the limit."""
     with Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": address}):
         try:
-            limiter.check(limit, scope)
+            limiter.check(limit.within(scope))
         except ApiError as error:
             assert error.code == 429
             assert int(error.extra_headers["Retry-After"]) == error.fields["retry_after"] >= 1
@@ -74,6 +77,72 @@ def test_a_scope_counts_apart_from_the_others(redis_url: str):
     assert allowed(limiter, once, "10.1.0.3", scope="one daily")
     assert not allowed(limiter, once, "10.1.0.3", scope="one daily")
     assert allowed(limiter, once, "10.1.0.3", scope="another daily")
+
+
+def refusal(limiter: RateLimiter, address: str, *limits: Limit) -> tuple[str, int] | None:
+    """What one request from address over limits is refused for (message and Retry-After),
+    or None when every limit counts it."""
+    with Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": address}):
+        try:
+            limiter.check(*limits)
+        except ApiError as error:
+            return error.description, error.fields["retry_after"]
+    return None
+
+
+def several_limits_are_counted_in_order_up_to_the_first_one_over(limiter: RateLimiter) -> None:
+    first = Limit("first-test", 3, 60, "first things")
+    full = Limit("full-test", 1, 3600, "full things")
+    last = Limit("last-test", 1, 60, "last things")
+    assert refusal(limiter, "10.4.0.1", full) is None
+    for _ in range(2):
+        refused = refusal(limiter, "10.4.0.1", first, full, last)
+        assert refused is not None and refused[0] == full.describe()
+        assert 3590 <= refused[1] <= 3600  # when full's one request leaves its hour
+    # Each refused request was counted by the limit before the full one, and by none after.
+    assert refusal(limiter, "10.4.0.1", first) is None
+    over_first = refusal(limiter, "10.4.0.1", first)
+    assert over_first is not None and over_first[0] == first.describe()
+    assert 59 <= over_first[1] <= 60
+    assert refusal(limiter, "10.4.0.1", last) is None
+
+
+def test_several_limits_in_order_in_redis(redis_url: str):
+    several_limits_are_counted_in_order_up_to_the_first_one_over(limiter_on(redis_url))
+
+
+def scripts_run(server: redis.Redis) -> int:
+    """Lua scripts clients have asked the Redis server to run (each a round trip)."""
+    stats = server.info("commandstats")
+    return sum(stats.get(f"cmdstat_{name}", {}).get("calls", 0) for name in ("eval", "evalsha"))
+
+
+def test_several_limits_take_one_redis_round_trip_allowed_or_refused(tmp_path):
+    one = Limit("one-test", 1, 60, "ones")
+    many = Limit("many-test", 5, 60, "manies")
+    with EmbeddedRedis(tmp_path / "r.sock", tmp_path) as server:
+        limiter = limiter_on(server.url)
+        assert refusal(limiter, "10.4.0.2", many) is None  # loads the script
+        stats = redis.Redis.from_url(server.url)
+        runs = []
+        for _ in range(2):  # allowed, then refused with its Retry-After
+            before = scripts_run(stats)
+            refusal(limiter, "10.4.0.2", many, one)
+            runs.append(scripts_run(stats) - before)
+    assert runs == [1, 1]
+
+
+def test_counts_the_limits_library_left_in_redis_still_hold(redis_url: str):
+    """The script reads and writes the library's own lists: an upgrade keeps the counts."""
+    once = Limit("library-test", 1, 60, "test requests")
+    storage = RedisStorage(redis_url, key_prefix=ratelimit.KEY_PREFIX)
+    assert MovingWindowRateLimiter(storage).hit(once.item(), *once.identifiers("addr:10.4.0.3"))
+    assert refusal(limiter_on(redis_url), "10.4.0.3", once) is not None
+
+
+def test_several_limits_in_memory_while_redis_is_down():
+    limiter = limiter_on("redis://127.0.0.1:1/0")
+    several_limits_are_counted_in_order_up_to_the_first_one_over(limiter)
 
 
 @pytest.mark.parametrize(

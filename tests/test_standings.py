@@ -230,6 +230,22 @@ def test_sqlite_reads_the_leaderboard_and_history_off_their_indexes(tmp_path: Pa
     assert inside == ["SEARCH runs USING INDEX ix_runs_player_time (player_id=?)"], history
 
 
+def test_sqlite_finds_a_players_official_run_in_the_unique_index(tmp_path: Path):
+    """Every run asks whether its player has an official run of the puzzle: an index seek,
+    not a read of each of the player's runs of it."""
+    url = f"sqlite:///{tmp_path / 'plans.sqlite3'}"
+    upgrade(url)
+    with Store(url) as store, store.engine.connect() as connection:
+        plan = connection.exec_driver_sql(
+            "EXPLAIN QUERY PLAN " + store._sql.earlier_runs_of.sql, (1, "p1", 1, "p1")
+        )
+        searches = [detail for *_, detail in plan if detail.startswith("SEARCH")]
+    assert searches == [
+        "SEARCH runs USING INDEX ix_runs_player (player_id=? AND puzzle_id=?)",
+        "SEARCH runs USING INDEX uq_runs_official_player (puzzle_id=? AND player_id=?)",
+    ], searches
+
+
 def test_standings_are_kept_briefly_and_dropped_by_the_stores_own_runs(store: Store):
     store.standings_seconds = 0.5
     puzzle = daily_puzzle(store)

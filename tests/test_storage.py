@@ -126,6 +126,7 @@ def test_concurrent_submissions_make_exactly_one_official_run(store: Store):
         runs = list(pool.map(lambda score: add_finished(store, puzzle, "p1", score), range(16)))
     assert sum(run.official for run in runs) == 1
     assert len({run.id for run in runs}) == 16
+    assert store.player_count(puzzle.id) == 1  # one new player, whichever run recorded them
 
 
 def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store):

@@ -150,8 +150,7 @@ def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, 
         if name is not None:
             store.upsert_player(existing.player_id, name)
         return jsonify(attempt_json(existing, puzzle, with_actions=True)), 200
-    limiter = services().limiter
-    limiter.check(limiter.attempt_starts, scope=f"{game}/{wanted}")
+    players.admit_write(services().limiter.attempt_starts.within(f"{game}/{wanted}"))
     engine = GAMES[game]
     attempt, created = store.start_attempt(
         puzzle.id, players.player_id_for_write(), engine.new_game(puzzle.seed), name

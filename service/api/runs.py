@@ -198,7 +198,7 @@ def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, in
     daily: practice, never official. Today's and coming dailies are a 404 here (they are
     played through an attempt). An illegal action is a 422 naming its index and rule; a run
     that is not over is a 422."""
-    services().limiter.check(services().limiter.writes)
+    players.admit_write(services().limiter.writes)
     name = players.clean_display_name(body.get("name"))
     puzzle = practice_puzzle_or_new(game, seed)
     engine = GAMES[game]
