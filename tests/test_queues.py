@@ -34,7 +34,7 @@ from tests.test_jobs import work_until_empty
 GAME = "crazy-rally"
 RULES = GAMES[GAME].rules_version
 # Seeds whose proofs take a few seconds (Crazy Rally: about 3 s of CPU under cr-2) and
-# about 20 s with 680 MB (Rallye Raser): well over a bound of 1 s or of 1 MiB.
+# about 1 s with 90 MB (Rallye Raser under rr-3): well over a bound of 1 s or of 1 MiB.
 SLOW_SEEDS = {"crazy-rally": "quality-127", "rallye-raser": "ONY8Ge"}
 
 
