@@ -73,12 +73,11 @@ def error_response(error: HTTPException) -> Response | tuple[str, int]:
 def database_busy(_error: DatabaseBusy) -> Response:
     """A lock held elsewhere longer than the store waits: a 503 to retry, never a 500."""
     return json_error(
-        ApiError(
+        ApiError.retry_later(
             503,
             f"the database stayed locked for {LOCK_WAIT_MS / 1000:g} s: nothing was done, "
             "retry in a moment",
-            headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)},
-            retry_after=BUSY_RETRY_AFTER_SECONDS,
+            BUSY_RETRY_AFTER_SECONDS,
         )
     )
 

@@ -71,6 +71,11 @@ class ApiError(HTTPException):
         self.fields = fields
         self.extra_headers = headers or {}
 
+    @classmethod
+    def retry_later(cls, code: int, message: str, seconds: int) -> ApiError:
+        """A refusal to try again in seconds: said in the Retry-After header and the body."""
+        return cls(code, message, headers={"Retry-After": str(seconds)}, retry_after=seconds)
+
     def get_headers(self, *args: Any, **kwargs: Any) -> list[tuple[str, str]]:
         return [*super().get_headers(*args, **kwargs), *self.extra_headers.items()]
 

@@ -324,21 +324,19 @@ def _refusal(connection: redis.Redis, config: Config, client: str) -> ApiError |
     """Why one more solve of the client may not be queued now, or None if it may."""
     waiting = sum(solve_queue(connection, urgency).count for urgency in CAPPED)
     if waiting >= config.max_pending_solves:
-        return ApiError(
+        return ApiError.retry_later(
             503,
             f"the solver is busy: {waiting} practice and archive puzzles wait; "
             "ask for a new one later",
-            headers={"Retry-After": str(QUEUE_FULL_RETRY_AFTER)},
-            retry_after=QUEUE_FULL_RETRY_AFTER,
+            QUEUE_FULL_RETRY_AFTER,
         )
     if _client_waiting(connection, client) >= config.max_pending_solves_per_client:
         limit = config.max_pending_solves_per_client
-        return ApiError(
+        return ApiError.retry_later(
             429,
             f"too many puzzles waiting for the solver: at most {limit} per client; "
             "ask for a new one when one of yours is solved",
-            headers={"Retry-After": str(CLIENT_FULL_RETRY_AFTER)},
-            retry_after=CLIENT_FULL_RETRY_AFTER,
+            CLIENT_FULL_RETRY_AFTER,
         )
     return None
 

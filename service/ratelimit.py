@@ -152,12 +152,7 @@ class RateLimiter:
         refused = self._count(limits, client_key())
         if refused is not None:
             limit, retry_after = refused
-            raise ApiError(
-                429,
-                limit.describe(),
-                headers={"Retry-After": str(retry_after)},
-                retry_after=retry_after,
-            )
+            raise ApiError.retry_later(429, limit.describe(), retry_after)
 
     def _count(self, limits: tuple[Limit, ...], client: str) -> tuple[Limit, int] | None:
         """The limit the request is over and the seconds until it would pass, or None."""
