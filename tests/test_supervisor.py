@@ -189,7 +189,11 @@ def test_a_puzzle_asked_for_while_redis_is_down_is_queued_once_it_is_back(serve:
             time.sleep(0.2)
     finally:
         connection.close()
-    assert re.search(r"queued \d+ pending puzzles after Redis restarted", serve.log.read_text())
+    # The sweep logs once it has queued every pending puzzle, a moment after this one.
+    swept = r"queued \d+ pending puzzles after Redis restarted"
+    while not re.search(swept, serve.log.read_text()):
+        assert time.monotonic() < deadline, serve.log.read_text()
+        time.sleep(0.2)
 
 
 def test_restart_delays_double_up_to_the_longest_and_reset_after_a_stable_run():
