@@ -18,6 +18,7 @@ import hashlib
 import re
 import struct
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 RNG_VERSION = 1
@@ -63,14 +64,25 @@ class Stream:
                 return word % n
 
 
+@lru_cache(maxsize=4096)
+def _permutation(seed: str, label: str, length: int) -> tuple[int, ...]:
+    """The positions a Fisher-Yates shuffle of length items takes them from.
+
+    The swaps depend only on (seed, label, length), not on the items, so one
+    permutation serves every shuffle of the same size; it is kept because every
+    replay of a seed's run starts by shuffling the same decks again.
+    """
+    stream = Stream(seed, label)
+    order = list(range(length))
+    for i in range(length - 1, 0, -1):
+        j = stream.below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
+
+
 def shuffled(seed: str, label: str, items: Sequence[T]) -> list[T]:
     """A Fisher-Yates shuffle of items, fixed by (seed, label)."""
-    stream = Stream(seed, label)
-    result = list(items)
-    for i in range(len(result) - 1, 0, -1):
-        j = stream.below(i + 1)
-        result[i], result[j] = result[j], result[i]
-    return result
+    return [items[position] for position in _permutation(seed, label, len(items))]
 
 
 def coin_flips(seed: str, label: str, count: int) -> list[bool]:
