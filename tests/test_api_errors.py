@@ -16,7 +16,14 @@ from puzzles import GAMES, get_game
 from service.action_forms import FIELD_FORMS, INTEGER, action_schema
 from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import FINISHING_GAME, client_of, over_run, start_attempt, todays_daily
+from tests.api_fixtures import (
+    FINISHING_GAME,
+    client_of,
+    finished_run,
+    over_run,
+    start_attempt,
+    todays_daily,
+)
 
 GAME_NAME = FINISHING_GAME
 LONGEST = get_game(GAME_NAME).max_actions
@@ -62,11 +69,14 @@ BAD_BODIES = {
     "a lone surrogate in the name": b'{"actions": [], "name": "a\\udc00"}',
     "a lone surrogate in a key": b'{"actions": [], "\\ud800": 1}',
     "a lone surrogate in an action": b'{"actions": [{"type": "apply", "card": "\\udfff"}]}',
+    "a surrogate encoded in the bytes": b'{"actions": [], "name": "a\xed\xa0\x80"}',
+    "a lone surrogate beside an escaped quote": b'{"actions": [], "name": "\\"\\ud800"}',
     "a fraction": b'{"actions": [1.5]}',
     "an integer written as a fraction": b'{"actions": [{"type": "start", "x": 2.0}]}',
     "an exponent": b'{"actions": [1e3]}',
     "too many actions": b'{"actions": [' + b",".join([b"0"] * (LONGEST + 1)) + b"]}",
     "nested too deep": b'{"actions": [{"type": ' + b"[" * 20 + b"]" * 20 + b"}]}",
+    "deep, with an escape": b'{"actions": ' + b"[" * 17 + b"]" * 17 + b', "name": "\\"]"}',
     "nested beyond any parser": b'{"actions": ' + b"[" * 5000 + b"]" * 5000 + b"}",
 }
 
@@ -85,6 +95,32 @@ def test_a_bad_run_body_is_a_400_and_stores_nothing(
     assert_json_error(response, 400)
     assert "Set-Cookie" not in response.headers
     assert snapshot(api_store, puzzle) == before
+
+
+# Bodies that look near a refusal but are good: the checks read what the JSON says, not its
+# characters.
+GOOD_NAMES = {
+    "brackets in a string": ("[" * 20, "[" * 20),
+    "brackets after an escaped quote": ('\\"' + "{" * 20, '"' + "{" * 20),
+    "a surrogate pair spelling one character": ("\\ud83c\\udfc1 Ada", "\U0001f3c1 Ada"),
+    "an escaped backslash before u": ("\\\\ud800", "\\ud800"),
+}
+
+
+@pytest.mark.parametrize(("escaped", "name"), GOOD_NAMES.values(), ids=GOOD_NAMES.keys())
+def test_a_good_body_near_a_refusal_is_taken(
+    escaped: str, name: str, client: FlaskClient, api_store: Store
+):
+    puzzle = practice(api_store)
+    actions = json.dumps(finished_run(GAMES[GAME_NAME], puzzle.seed))
+    body = f'{{"actions": {actions}, "name": "{escaped}"}}'.encode()
+    response = client.post(
+        f"/api/v1/puzzles/{GAME_NAME}/{puzzle.seed}/runs",
+        data=body,
+        content_type="application/json",
+    )
+    assert response.status_code == 201, response.data
+    assert response.get_json()["name"] == name
 
 
 # An attempt refuses too many actions as the rules do: the first one past the end is a 422.
