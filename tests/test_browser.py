@@ -33,6 +33,7 @@ from service.app import create_app
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
+from solver.rallye_raser import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
@@ -42,6 +43,7 @@ from tests.browser_support import (
     chromium_path,
     expect_moves,
     held_back,
+    key,
     live_server,
     one_page_site,
     page_weight,
@@ -465,6 +467,33 @@ def test_a_run_in_progress_survives_a_reload(game: str, open_page: OpenPage):
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         screenshot(page, f"play-{game}-mid-run-{width}")
+
+
+def test_on_a_phone_the_car_stays_in_sight_above_the_tray_when_it_drives(open_page: OpenPage):
+    """The road scrolls to follow the car: after a drive that takes it off the top of the
+    screen, it is back in sight, and not under the dice tray fixed at the bottom."""
+    game, seed = "rallye-raser", "browser-follow"
+    actions = heuristic_actions(seed)
+    drives = [index for index, action in enumerate(actions) if action["type"] == "move"]
+    page = open_page(f"/play/{game}/{seed}", width=390)
+    wait_until_idle(page)
+    play_through_ui(page, game, actions[: drives[1]])
+    car = page.locator("#board .has-car")
+    # The car at the very top of the screen, so the drive takes it out of sight.
+    page.evaluate("y => window.scrollBy(0, y)", car.bounding_box()["y"])
+    # Clicked in the page: Playwright's own click would scroll on its own.
+    page.locator(key("move")).evaluate("button => button.click()")
+    expect_moves(page, drives[1] + 1)
+    wait_until_idle(page)
+    # Smoothly, unless the browser prefers reduced motion: wait for it to get there.
+    page.wait_for_function(
+        """() => {
+          const car = document.querySelector('#board .has-car').getBoundingClientRect();
+          const tray = document.querySelector('#board .rr-tray').getBoundingClientRect();
+          return car.top >= 0 && car.bottom <= tray.top;
+        }""",
+        timeout=STEP_TIMEOUT_MS,
+    )
 
 
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):

@@ -82,6 +82,7 @@ export function createBoard(root, { interactive, onPlay }) {
   let selected = null; // {source: "pool", die} or {source: "reserve"}
   let gearChoice = null; // the gear action chosen this round, sent with the roll
   let busy = false;
+  let carShownAt = null; // where the car was last drawn
 
   // Actions play in order; a missing one (a control drawn disabled) plays nothing.
   const act = (...actions) => { if (interactive && !busy && actions.every(Boolean)) onPlay(actions); };
@@ -265,6 +266,25 @@ export function createBoard(root, { interactive, onPlay }) {
       h("div", { class: "rr-tray" }, controls()),
       routePanel(),
       lastRound()));
+    followCar();
+  }
+
+  // When the player's car has moved, scroll as little as keeps it on screen: clear of the
+  // tray where the tray stays at the bottom, and low enough to show some road ahead. Never
+  // on the first drawing, so the page does not jump on load, and never in a replay, whose
+  // reader may be looking elsewhere on the page.
+  function followCar() {
+    const position = `${view.card_a?.id}:${view.car.row}:${view.car.lane}`;
+    const moved = carShownAt !== null && position !== carShownAt;
+    carShownAt = position;
+    const car = root.querySelector(".has-car");
+    if (!interactive || !moved || !car) return;
+    const tray = root.querySelector(".rr-tray");
+    const covered = getComputedStyle(tray).position === "sticky" ? tray.offsetHeight : 0;
+    car.style.scrollMarginBottom = `${covered + 8}px`;
+    car.style.scrollMarginTop = `${Math.round(window.innerHeight / 4)}px`;
+    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    car.scrollIntoView({ block: "nearest", behavior: smooth ? "smooth" : "auto" });
   }
 
   return {
