@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from puzzles import GAMES, get_game
 from service.action_forms import FIELD_FORMS, INTEGER, action_schema
+from service.openapi import _body_problem, _body_text, _lone_surrogate, _nesting_depth
 from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import (
@@ -331,3 +332,47 @@ def test_an_integer_field_in_another_json_form_is_a_400_and_stores_nothing(
             assert f"actions/{index}/{field}" in error or "not an integer" in error, error
     assert (snapshot(api_store, puzzle), snapshot(api_store, todays)) == before
     assert api_store.get_attempt(attempt["attempt"]).played == 0
+
+
+def nesting_of(value: Any) -> int:
+    """How deep lists and objects nest in value, by walking it."""
+    if isinstance(value, dict):
+        return 1 + max(map(nesting_of, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(nesting_of, value), default=0)
+    return 0
+
+
+# Text rich in what could mislead a reading of the JSON text: lone surrogates (high, low, and
+# halves of a pair), which Python strings can hold and JSON escapes can spell, quotes,
+# backslashes and brackets.
+MISLEADING = ["\ud800", "\udbff", "\udc00", "\udfff", "\ud83c\udfc1", '"', "\\", "\\u", "[", "}"]
+text_with_surrogates = st.lists(st.sampled_from(MISLEADING) | st.characters(), max_size=8).map(
+    "".join
+)
+deep_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | text_with_surrogates,
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(text_with_surrogates, children, max_size=3)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=deep_json_values, ascii_only=st.booleans(), indent=st.sampled_from([None, 1]))
+def test_the_body_check_reads_off_the_text_what_a_walk_of_the_value_finds(
+    value: Any, ascii_only: bool, indent: int | None
+):
+    """Brackets and quotes inside strings, escapes and whitespace never change the nesting
+    counted on the text, and no lone surrogate gets past the check."""
+    raw = json.dumps(value, ensure_ascii=ascii_only, indent=indent).encode("utf-8", "surrogatepass")
+    try:
+        text = _body_text(raw)
+    except UnicodeDecodeError:
+        return  # a raw surrogate in the bytes: refused before parsing
+    body = json.loads(text)
+    assert _nesting_depth(text) == nesting_of(body)
+    problem = _body_problem(text, body, nesting_of(body))
+    assert (problem is not None) == (_lone_surrogate(body) is not None)
