@@ -308,6 +308,10 @@ def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
         expect(page.locator(f"{replay} .step-label")).to_contain_text(
             f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
         )
+        if game == "rallye-raser":  # the race is over: the rounds it took, as the result says
+            dial = page.locator(f"{replay} .round-dial")
+            expect(dial.locator("span").first).to_have_text("Rounds")
+            expect(dial.locator("b")).to_have_text(str(-puzzle.tiebreak))
     page.locator("#share").click()
     expect(page.locator("#share-status")).to_contain_text("Copied")
     shared = page.evaluate("navigator.clipboard.readText()")

@@ -145,7 +145,15 @@ export function createBoard(root, { interactive, onPlay }) {
   function dials() {
     return h("div", { class: "dials rr-dials" },
       dial("Timer", view.timer, "timer"), dial("Control", view.control, "control"), dial("Gear", view.gear, "gear", view.no_upshift ? "no upshift" : null),
-      h("div", { class: "stat" }, h("span", {}, "Round"), h("b", {}, view.round), h("span", {}, `of at most ${view.max_rounds}`)));
+      roundDial());
+  }
+
+  // Once the race is over there is no next round: the dial counts the rounds it took.
+  function roundDial() {
+    const [label, value, note] = view.over
+      ? ["Rounds", view.rounds_played, "played"]
+      : ["Round", view.round, `of at most ${view.max_rounds}`];
+    return h("div", { class: "stat round-dial" }, h("span", {}, label), h("b", {}, value), h("span", {}, note));
   }
 
   // A gear change reveals nothing, so it is only chosen here and travels with the roll.
