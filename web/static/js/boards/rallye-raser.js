@@ -282,7 +282,7 @@ export function createBoard(root, { interactive, onPlay }) {
   // on the first drawing, so the page does not jump on load, and never in a replay, whose
   // reader may be looking elsewhere on the page.
   function followCar() {
-    const position = `${view.card_a?.id}:${view.car.row}:${view.car.lane}`;
+    const position = `${view.car.row}:${view.car.lane}`; // rows count from the start of the race
     const moved = carShownAt !== null && position !== carShownAt;
     carShownAt = position;
     const car = root.querySelector(".has-car");
