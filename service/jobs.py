@@ -210,6 +210,11 @@ class SolveWorker(Worker):
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_requested = True
+        # An idle RQ worker stops by raising StopRequested out of this signal handler, which
+        # is lost when the signal lands in a log write (logging reports and swallows what a
+        # write raises): the worker then ran on for good. RQ's own flag ends its loop at the
+        # next turn all the same.
+        self._stop_requested = True
         super().request_stop(signum, frame)
 
     def get_heartbeat_ttl(self, job: Job) -> int:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import logging
+import os
+import signal
 import time
 from datetime import UTC, date, datetime, timedelta
 
@@ -52,6 +56,43 @@ def work_until_empty(connection: redis.Redis, max_jobs: int | None = None) -> No
     """A real worker on the solve queues, in burst mode (and without the solver preload)."""
     worker = jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=1)
     worker.work(burst=True, with_scheduler=True, max_jobs=max_jobs)
+
+
+class SignalOnWrite(io.StringIO):
+    """A log stream that sends this process SIGTERM while it writes the first line holding
+    `text`, as a signal arriving in the middle of a log write does."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text, self.sent = text, False
+
+    def write(self, line: str) -> int:
+        if self.text in line and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGTERM)
+        return super().write(line)
+
+
+def test_a_stop_signal_landing_in_a_log_write_still_stops_the_worker(
+    connection: redis.Redis, queue: Queue, service_env: Config
+):
+    """RQ stops an idle worker by raising out of its signal handler; in a log write logging
+    swallows that, and the worker ran on for good. It stops before taking more work."""
+    assert enqueue_solve(queue, service_env, "crazy-rally", "stopped-before", "v1")
+    stream = SignalOnWrite("cleaning registries")
+    handler = logging.StreamHandler(stream)
+    rq_log = logging.getLogger("rq.worker")
+    rq_log.addHandler(handler)
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    worker = jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=1)
+    try:
+        worker.work(burst=True, logging_level="INFO")
+    finally:
+        rq_log.removeHandler(handler)
+        for number, previous in handlers.items():
+            signal.signal(number, previous)
+    assert stream.sent, "the worker wrote no line to interrupt"
+    assert queue.job_ids == [solve_job_id("crazy-rally", "stopped-before", "v1")]
 
 
 def test_the_same_solve_is_queued_once(queue: Queue, service_env: Config):
