@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import socket
+import subprocess
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -202,6 +205,26 @@ def started_under(leader: int) -> set[int]:
         if grown == family:
             return family
         family = grown
+
+
+def kill_everything_under(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a process and all it started, as when its machine dies."""
+    for pid in started_under(process.pid):
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    process.wait()
+
+
+def stop_process(process: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    """Stop a service process as its supervisor does, with SIGTERM. One still running after
+    seconds fails the test, killed first with all it started: left running, it would work
+    on this session's Redis and database for the tests after it."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        kill_everything_under(process)
+        pytest.fail(f"{process.args} did not stop within {seconds} s of SIGTERM")
 
 
 def alive(pid: int) -> bool:

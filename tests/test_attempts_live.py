@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import signal
 import socket
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from threading import Barrier
 from typing import Any
 
 import pytest
-from conftest import free_port, wait_for_http
+from conftest import free_port, stop_process, wait_for_http
 
 from puzzles import GAMES
 from service import daily
@@ -75,8 +74,7 @@ def web(request, tmp_path: Path, redis_url: str, process_env: dict[str, str]) ->
         wait_for_http(f"http://127.0.0.1:{port}/api/v1/games")
         yield Web(port, database_url)
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(30)
+        stop_process(process)
 
 
 def started(web: Web) -> tuple[dict[str, Any], str, list[Any]]:

@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import re
-import signal
 import subprocess
 import sys
 import time as time_module
@@ -16,6 +15,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import pytest
+from conftest import stop_process
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -321,8 +321,7 @@ def test_a_working_worker_logs_no_seed_of_a_coming_daily(
                 assert time_module.monotonic() < deadline, log_path.read_text()
                 time_module.sleep(0.2)
         finally:
-            worker.send_signal(signal.SIGTERM)
-            worker.wait(60)
+            stop_process(worker, 60)
     logged = log_path.read_text()
     today = daily.today()
     for day in daily.upcoming_days(today):

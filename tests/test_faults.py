@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from contextlib import suppress
 from pathlib import Path
 
 import pytest
 import redis
-from conftest import free_port, started_under, wait_for_http
+from conftest import free_port, kill_everything_under, stop_process, wait_for_http
 from rq.job import Job
 
 from puzzles import GAMES
@@ -47,14 +44,6 @@ SOLVED_AFTER_THE_DAILIES = 300.0
 
 def rally(*args: str) -> list[str]:
     return [sys.executable, "-m", "service.cli", *args]
-
-
-def kill_everything_under(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL a process and all it started, as when its machine dies."""
-    for pid in started_under(process.pid):
-        with suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    process.wait()
 
 
 def wait_until(condition, seconds: float, what: str) -> None:
@@ -99,8 +88,7 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
             wait_until(lambda: store.get_puzzle_by_id(puzzle.id).status != "pending",
                        SOLVED_WITHIN, "the abandoned job is retried")
         finally:
-            second.send_signal(signal.SIGTERM)
-            second.wait(30)
+            stop_process(second)
         solved = store.get_puzzle_by_id(puzzle.id)
         assert solved.status == "solved"
         assert solved.solve_seconds > 0.2, f"{SLOW_SEED} solves too fast to be killed mid-solve"
@@ -147,8 +135,7 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
                    "the worker takes up the puzzle asked for while Redis was down")
         assert store.get_puzzle_by_id(practice.id).status == "solved"
     finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(30)
+        stop_process(worker)
         private.stop()
 
 
@@ -210,7 +197,6 @@ def test_every_acknowledged_run_survives_a_killed_web_process(
             with urllib.request.urlopen(f"{base}/runs/{run_id}", timeout=10) as answer:
                 assert json.loads(answer.read())["id"] == run_id
     finally:
-        restarted.send_signal(signal.SIGTERM)
-        restarted.wait(30)
+        stop_process(restarted)
     with Store(config.database_url) as store:
         assert all(store.get_run(run_id) for run_id in acknowledged)
