@@ -83,13 +83,17 @@ def time_first_practice(base: str, game: str, seed: str) -> Round:
 def one_round(game: str, seed: str) -> Round:
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
         (port,) = free_ports(1)
-        env = {**os.environ, "RALLY_INSTANCE_PATH": str(Path(folder) / "i"),
-               "RALLY_DAILY_KEY": BENCH_DAILY_KEY}
+        env = {
+            **os.environ,
+            "RALLY_INSTANCE_PATH": str(Path(folder) / "i"),
+            "RALLY_DAILY_KEY": BENCH_DAILY_KEY,
+        }
         env.pop("REDIS_URL", None)
         env.pop("DATABASE_URL", None)
         command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-        serve = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
+        serve = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
             base = f"http://{HOST}:{port}"
             wait_until_healthy(base)
@@ -115,11 +119,15 @@ def main() -> None:
         result = one_round(options.game, options.seed)
         rounds.append(result)
         waiting = ", ".join(f"{name} {count}" for name, count in result.waiting.items())
-        print(f"round {number}: solved after {result.solved_after:.1f} s; "
-              f"still waiting then: {waiting}; load average {load_average()}")
+        print(
+            f"round {number}: solved after {result.solved_after:.1f} s; "
+            f"still waiting then: {waiting}; load average {load_average()}"
+        )
     times = [result.solved_after for result in rounds]
-    print(f"median {statistics.median(times):.1f} s, min {min(times):.1f} s, "
-          f"max {max(times):.1f} s over {len(times)} rounds")
+    print(
+        f"median {statistics.median(times):.1f} s, min {min(times):.1f} s, "
+        f"max {max(times):.1f} s over {len(times)} rounds"
+    )
 
 
 if __name__ == "__main__":

@@ -66,7 +66,14 @@ BASELINE_REPEATS = 3
 WARM_UP = 20
 SQLITE_LOAD_CACHE_KIB = 1_000_000
 RUN_COLUMNS = (
-    "id", "puzzle_id", "player_id", "actions", "score", "tiebreak", "finished", "official",
+    "id",
+    "puzzle_id",
+    "player_id",
+    "actions",
+    "score",
+    "tiebreak",
+    "finished",
+    "official",
     "created_at",
 )
 
@@ -98,15 +105,28 @@ class Fill:
         for number in range(self.runs):
             score = max(0, min(100, round(chance.gauss(60, 12))))
             yield (
-                secrets.token_urlsafe(12), self.daily_id, f"p{number:07d}", self.actions,
-                score, chance.randrange(13), True, True, self.start() + number * spacing,
+                secrets.token_urlsafe(12),
+                self.daily_id,
+                f"p{number:07d}",
+                self.actions,
+                score,
+                chance.randrange(13),
+                True,
+                True,
+                self.start() + number * spacing,
             )
         history_spacing = timedelta(days=365) / max(self.history, 1)
         for number in range(self.history):
             yield (
-                secrets.token_urlsafe(12), self.practice_ids[number % len(self.practice_ids)],
-                BUSY_PLAYER, self.actions, chance.randrange(100), chance.randrange(13), True,
-                False, self.start() - timedelta(days=365) + number * history_spacing,
+                secrets.token_urlsafe(12),
+                self.practice_ids[number % len(self.practice_ids)],
+                BUSY_PLAYER,
+                self.actions,
+                chance.randrange(100),
+                chance.randrange(13),
+                True,
+                False,
+                self.start() - timedelta(days=365) + number * history_spacing,
             )
 
 
@@ -118,7 +138,10 @@ def create_puzzles(url: str, day: date) -> tuple[int, list[int]]:
         for number, seed in enumerate([DAILY_SEED, *(f"bench-{n}" for n in range(50))]):
             is_daily = number == 0
             puzzle = store.ensure_puzzle(
-                GAME, seed, rules, daily_date=day if is_daily else None,
+                GAME,
+                seed,
+                rules,
+                daily_date=day if is_daily else None,
                 number=daily.puzzle_number(day) if is_daily else None,
             )
             store.record_solution(
@@ -286,8 +309,11 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
         print(f"migration to the newest schema (counts backfilled): {migration:.1f} s")
         instance = folder / f"instance-{kind}"
         config = Config.from_env(
-            {"RALLY_INSTANCE_PATH": str(instance), "DATABASE_URL": url,
-             "REDIS_URL": "redis://127.0.0.1:6379/0"}
+            {
+                "RALLY_INSTANCE_PATH": str(instance),
+                "DATABASE_URL": url,
+                "REDIS_URL": "redis://127.0.0.1:6379/0",
+            }
         )
         app = create_app(config)
         client, player = signed_in_client(app, actions)
@@ -321,7 +347,9 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=5_000, help="runs of the busy player")
     parser.add_argument("--requests", type=int, default=1_000, help="timed GETs of each kind")
     parser.add_argument(
-        "--database", nargs="+", choices=["sqlite", "postgresql"],
+        "--database",
+        nargs="+",
+        choices=["sqlite", "postgresql"],
         default=["sqlite", "postgresql"],
     )
     options = parser.parse_args()

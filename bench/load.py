@@ -400,16 +400,25 @@ class AttemptResult:
     cpu_ms: float = math.nan
 
 
-def _attempt_summary(name: str, players: int, latencies: list[float], failures: int,
-                     actions: int, elapsed: float) -> AttemptResult:
+def _attempt_summary(
+    name: str, players: int, latencies: list[float], failures: int, actions: int, elapsed: float
+) -> AttemptResult:
     percentiles = statistics.quantiles(latencies, n=100)
-    return AttemptResult(name, players, len(latencies) / elapsed, players * actions / elapsed,
-                         percentiles[49] * 1000, percentiles[98] * 1000, failures,
-                         len(latencies))
+    return AttemptResult(
+        name,
+        players,
+        len(latencies) / elapsed,
+        players * actions / elapsed,
+        percentiles[49] * 1000,
+        percentiles[98] * 1000,
+        failures,
+        len(latencies),
+    )
 
 
-def attempts_saturated(port: int, batches: list[list[Any]], seconds: int,
-                       connections: int) -> AttemptResult:
+def attempts_saturated(
+    port: int, batches: list[list[Any]], seconds: int, connections: int
+) -> AttemptResult:
     """Closed loop: each connection plays one player after another until the time is up."""
     latencies: list[float] = []
     failures: list[int] = []
@@ -422,12 +431,23 @@ def attempts_saturated(port: int, batches: list[list[Any]], seconds: int,
 
     elapsed = _run_threads(connections, drive)
     actions = sum(len(batch) for batch in batches)
-    return _attempt_summary(f"attempts, {connections} at once", len(failures), latencies,
-                            sum(failures), actions, elapsed)
+    return _attempt_summary(
+        f"attempts, {connections} at once",
+        len(failures),
+        latencies,
+        sum(failures),
+        actions,
+        elapsed,
+    )
 
 
-def attempts_paced(port: int, batches: list[list[Any]], players_per_second: float,
-                   seconds: int, connections: int = 64) -> AttemptResult:
+def attempts_paced(
+    port: int,
+    batches: list[list[Any]],
+    players_per_second: float,
+    seconds: int,
+    connections: int = 64,
+) -> AttemptResult:
     """Open loop: player i arrives at i / players_per_second s and plays the daily at once."""
     total = max(1, int(players_per_second * seconds))
     indexes = itertools.count()
@@ -445,8 +465,9 @@ def attempts_paced(port: int, batches: list[list[Any]], players_per_second: floa
     elapsed = _run_threads(connections, drive) - 0.1
     actions = sum(len(batch) for batch in batches)
     rate = players_per_second * (len(batches) + 1)
-    return _attempt_summary(f"attempts, {rate:.0f} req/s paced", total, latencies,
-                            sum(failures), actions, elapsed)
+    return _attempt_summary(
+        f"attempts, {rate:.0f} req/s paced", total, latencies, sum(failures), actions, elapsed
+    )
 
 
 def start_service(
@@ -499,14 +520,19 @@ def measure(tool: str, target: Target, options: argparse.Namespace, work_dir: Pa
     return python_load(target, options.seconds, options.connections)
 
 
-def report(results: list[Result], attempts: list[AttemptResult], ceilings: list[Result],
-           tool: str) -> None:
+def report(
+    results: list[Result], attempts: list[AttemptResult], ceilings: list[Result], tool: str
+) -> None:
     ceiling = results[0]
     print(f"load from {tool}; paced lines and the attempt path from Python threads")
-    print("CPU ms: the server's CPU time per request; CPU vs ceiling: the ceiling's CPU per "
-          "request over this one's (the throughput ratio on cores not shared)")
-    print(f"{'endpoint':<34}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'vs ceiling':>11}"
-          f"{'CPU ms':>8}{'CPU vs ceiling':>15}{'failed':>7}")
+    print(
+        "CPU ms: the server's CPU time per request; CPU vs ceiling: the ceiling's CPU per "
+        "request over this one's (the throughput ratio on cores not shared)"
+    )
+    print(
+        f"{'endpoint':<34}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'vs ceiling':>11}"
+        f"{'CPU ms':>8}{'CPU vs ceiling':>15}{'failed':>7}"
+    )
     for result in results:
         ratio = result.requests_per_second / ceiling.requests_per_second
         print(
@@ -517,10 +543,14 @@ def report(results: list[Result], attempts: list[AttemptResult], ceilings: list[
     python_ceiling = ceilings[0]
     print("\nattempt path (Rallye Raser daily); the ceiling from Python threads:")
     for line in ceilings:
-        print(f"  {line.target.name:<32}{line.requests_per_second:>8.0f} req/s, "
-              f"p50 {line.p50_ms:.2f} ms, p99 {line.p99_ms:.2f} ms, CPU {line.cpu_ms:.2f} ms")
-    print(f"{'load':<34}{'players':>8}{'req/s':>8}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-          f"{'vs ceiling':>11}{'CPU ms':>8}{'CPU vs ceiling':>15}{'failed':>7}")
+        print(
+            f"  {line.target.name:<32}{line.requests_per_second:>8.0f} req/s, "
+            f"p50 {line.p50_ms:.2f} ms, p99 {line.p99_ms:.2f} ms, CPU {line.cpu_ms:.2f} ms"
+        )
+    print(
+        f"{'load':<34}{'players':>8}{'req/s':>8}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'vs ceiling':>11}{'CPU ms':>8}{'CPU vs ceiling':>15}{'failed':>7}"
+    )
     for result in attempts:
         ratio = result.requests_per_second / python_ceiling.requests_per_second
         print(
@@ -531,8 +561,9 @@ def report(results: list[Result], attempts: list[AttemptResult], ceilings: list[
         )
 
 
-def attempt_path(servers: list[subprocess.Popen[bytes]], port: int, ceiling: Target,
-                 options: argparse.Namespace) -> tuple[list[AttemptResult], list[Result]]:
+def attempt_path(
+    servers: list[subprocess.Popen[bytes]], port: int, ceiling: Target, options: argparse.Namespace
+) -> tuple[list[AttemptResult], list[Result]]:
     """The ceiling from Python threads, attempts saturated and at half that rate, and the
     ceiling at that rate."""
     service, ceiling_server = servers
@@ -561,8 +592,12 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers of each server")
-    parser.add_argument("--rate", type=int, default=0,
-                        help="paced submissions per second (0: half the saturated rate)")
+    parser.add_argument(
+        "--rate",
+        type=int,
+        default=0,
+        help="paced submissions per second (0: half the saturated rate)",
+    )
     parser.add_argument("--worker-class", default=WEB_WORKER_CLASS, help="gunicorn's, of both")
     options = parser.parse_args()
     tool = "wrk" if shutil.which("wrk") else "python"
@@ -577,8 +612,10 @@ def main() -> None:
                 prepared = targets(*ports)
                 server_on = dict(zip(ports, servers, strict=True))
                 results = [
-                    with_cpu(server_on[target.port],
-                             lambda target=target: measure(tool, target, options, instance))
+                    with_cpu(
+                        server_on[target.port],
+                        lambda target=target: measure(tool, target, options, instance),
+                    )
                     for target in prepared
                 ]
                 submissions = next(r for r in results if r.target.name == SUBMISSION)

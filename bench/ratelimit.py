@@ -62,8 +62,13 @@ def summary(name: str, times: list[float]) -> str:
 
 def measure(redis_url: str, label: str, options: argparse.Namespace) -> list[str]:
     writes = options.per_client + 10  # never reached by the allowed checks
-    limiter = RateLimiter(web_connection(redis_url), writes_per_minute=writes,
-                          new_seeds_per_hour=1, attempts_per_address=1, new_players_per_hour=1)
+    limiter = RateLimiter(
+        web_connection(redis_url),
+        writes_per_minute=writes,
+        new_seeds_per_hour=1,
+        attempts_per_address=1,
+        new_players_per_hour=1,
+    )
     check_times(limiter, 10, 10)  # warm up: connection, scripts loaded
     return [
         summary(f"{label}, allowed", check_times(limiter, options.clients, options.per_client)),

@@ -108,16 +108,20 @@ def kill_and_time(serve: int, port: int, child: str) -> Round:
 
 
 def report(rounds: list[Round]) -> None:
-    print("| child killed | rounds | new process, median (max) s | /healthz 200 again, median "
-          "(max) s | slowest answer meanwhile s | unanswered |")
+    print(
+        "| child killed | rounds | new process, median (max) s | /healthz 200 again, median "
+        "(max) s | slowest answer meanwhile s | unanswered |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     for child in CHILDREN:
         mine = [r for r in rounds if r.child == child]
         back = [r.back_seconds for r in mine]
         well = [r.healthy_seconds for r in mine]
-        print(f"| {child} | {len(mine)} | {statistics.median(back):.2f} ({max(back):.2f}) | "
-              f"{statistics.median(well):.2f} ({max(well):.2f}) | "
-              f"{max(r.slowest_answer for r in mine):.2f} | {sum(r.unanswered for r in mine)} |")
+        print(
+            f"| {child} | {len(mine)} | {statistics.median(back):.2f} ({max(back):.2f}) | "
+            f"{statistics.median(well):.2f} ({max(well):.2f}) | "
+            f"{max(r.slowest_answer for r in mine):.2f} | {sum(r.unanswered for r in mine)} |"
+        )
 
 
 def main() -> None:
@@ -126,11 +130,15 @@ def main() -> None:
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
         (port,) = free_ports(1)
-        env = {**os.environ, "RALLY_INSTANCE_PATH": str(Path(folder) / "i"),
-               "RALLY_RESTART_DELAY": "1"}
+        env = {
+            **os.environ,
+            "RALLY_INSTANCE_PATH": str(Path(folder) / "i"),
+            "RALLY_RESTART_DELAY": "1",
+        }
         command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-        serve = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
+        serve = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
             deadline = time.monotonic() + WAIT_SECONDS
             while not healthy(f"http://{HOST}:{port}/healthz"):

@@ -95,8 +95,11 @@ def timed_gets(port: int, requests: int, timeout: float) -> tuple[list[float], i
 
 
 def measure_class(worker_class: str, instance: Path, options: argparse.Namespace) -> list[Result]:
-    env = {**os.environ, "RALLY_INSTANCE_PATH": str(instance),
-           "REDIS_URL": f"unix://{instance / 'redis.sock'}"}
+    env = {
+        **os.environ,
+        "RALLY_INSTANCE_PATH": str(instance),
+        "REDIS_URL": f"unix://{instance / 'redis.sock'}",
+    }
     (port,) = free_ports(1)
     command = gunicorn_command(HOST, port, options.workers, worker_class)
     if worker_class == "gthread":
@@ -116,17 +119,21 @@ def measure_class(worker_class: str, instance: Path, options: argparse.Namespace
 
 
 def report(results: list[Result], options: argparse.Namespace) -> None:
-    print(f"{options.requests} GETs of {PATH} one after the other, each given "
-          f"{options.timeout} s; slow sockets send a header line every {options.interval} s; "
-          f"{options.workers} workers, {options.threads} threads each for gthread")
+    print(
+        f"{options.requests} GETs of {PATH} one after the other, each given "
+        f"{options.timeout} s; slow sockets send a header line every {options.interval} s; "
+        f"{options.workers} workers, {options.threads} threads each for gthread"
+    )
     print("| worker class | slow sockets | answered | median ms | max ms |")
     print("| --- | --- | --- | --- | --- |")
     for result in results:
         answered = len(result.latencies)
         median = f"{statistics.median(result.latencies) * 1000:.1f}" if answered else "-"
         worst = f"{max(result.latencies) * 1000:.0f}" if answered else "-"
-        print(f"| {result.worker_class} | {result.slow_sockets} | "
-              f"{answered}/{options.requests} | {median} | {worst} |")
+        print(
+            f"| {result.worker_class} | {result.slow_sockets} | "
+            f"{answered}/{options.requests} | {median} | {worst} |"
+        )
 
 
 def main() -> None:
@@ -144,8 +151,13 @@ def main() -> None:
         instance = Path(folder)
         stack.enter_context(EmbeddedRedis(instance / "redis.sock", instance))
         migrate = [sys.executable, "-m", "service.cli", "migrate"]
-        subprocess.run(migrate, env={**os.environ, "RALLY_INSTANCE_PATH": str(instance)},
-                       check=True, cwd=BENCH_DIR.parent, capture_output=True)
+        subprocess.run(
+            migrate,
+            env={**os.environ, "RALLY_INSTANCE_PATH": str(instance)},
+            check=True,
+            cwd=BENCH_DIR.parent,
+            capture_output=True,
+        )
         for worker_class in options.classes:
             results += measure_class(worker_class, instance, options)
     report(results, options)

@@ -260,8 +260,10 @@ def _reserve(state: State, action: Action) -> State:
     if state["reserved_this_round"]:
         raise _refuse("RR-12 (reserve): one reservation per round")
     if len(state["pool"]) == 1 and not roll_used(state):
-        raise _refuse("RR-8 (reroll): the last die of a roll is placed, not reserved, "
-                      "until a die of that roll lies on the road")
+        raise _refuse(
+            "RR-8 (reroll): the last die of a roll is placed, not reserved, "
+            "until a die of that roll lies on the road"
+        )
     return {
         **state,
         "pool": _without(state["pool"], action["die"]),

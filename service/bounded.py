@@ -28,8 +28,9 @@ class BoundedCallError(RuntimeError):
     """The call ran out of time or memory, failed, or its process died."""
 
 
-def run_bounded(function: Callable[..., T], args: tuple[Any, ...], *, seconds: float,
-                memory_mib: int) -> T:
+def run_bounded(
+    function: Callable[..., T], args: tuple[Any, ...], *, seconds: float, memory_mib: int
+) -> T:
     """function(*args) in a child that may map memory_mib more than it inherits, within seconds."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
@@ -56,8 +57,9 @@ def run_bounded(function: Callable[..., T], args: tuple[Any, ...], *, seconds: f
     return value
 
 
-def _call_in_child(sender: Connection, memory_mib: int, function: Callable[..., Any],
-                   args: tuple[Any, ...]) -> None:
+def _call_in_child(
+    sender: Connection, memory_mib: int, function: Callable[..., Any], args: tuple[Any, ...]
+) -> None:
     limit = _address_space() + memory_mib * MIB
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:

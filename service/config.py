@@ -48,10 +48,11 @@ def _public_url(env: Mapping[str, str]) -> str:
     raw = env.get("RALLY_PUBLIC_URL") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     parsed = urlsplit(raw)
     if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.query:
-        raise ConfigError(f"RALLY_PUBLIC_URL must be an http(s) address like "
-                          f"https://rally.example.org, not {raw!r}")
+        raise ConfigError(
+            f"RALLY_PUBLIC_URL must be an http(s) address like "
+            f"https://rally.example.org, not {raw!r}"
+        )
     return raw.rstrip("/")
-
 
 
 def _secret_from_file(path: Path) -> str:
@@ -174,8 +175,7 @@ class Config:
             )
         return cls(
             instance_path=instance_path,
-            database_url=env.get("DATABASE_URL")
-            or f"sqlite:///{instance_path / 'rally.sqlite3'}",
+            database_url=env.get("DATABASE_URL") or f"sqlite:///{instance_path / 'rally.sqlite3'}",
             external_redis_url=external_redis_url,
             secret_key=_secret(env, "RALLY_SECRET_KEY", instance_path, "secret_key"),
             daily_key=_secret(env, "RALLY_DAILY_KEY", instance_path, "daily_key"),

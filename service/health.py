@@ -117,7 +117,8 @@ def healthz() -> tuple[Response, int]:
     else:
         checks["queue"] = {"ok": False, "error": "not checked: Redis is unreachable"}
     failing = [part for part, check in checks.items() if not check["ok"]]
-    answer = jsonify({"status": "failing" if failing else "ok", "failing": failing,
-                      "checks": checks})
+    answer = jsonify(
+        {"status": "failing" if failing else "ok", "failing": failing, "checks": checks}
+    )
     answer.headers["Cache-Control"] = "no-store"
     return answer, 503 if failing else 200

@@ -256,8 +256,9 @@ def run_worker(config: Config) -> None:
     connection = redis.Redis.from_url(config.redis_url)
     while True:
         wait_for_redis(connection)
-        worker = SolveWorker(solve_queues(connection), connection=connection,
-                             heartbeat=config.heartbeat)
+        worker = SolveWorker(
+            solve_queues(connection), connection=connection, heartbeat=config.heartbeat
+        )
         try:
             start_planning(solve_queue(connection), config)
             worker.work(with_scheduler=True, logging_level="INFO")

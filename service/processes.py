@@ -257,8 +257,9 @@ class Child:
         except (OSError, RuntimeError) as error:
             delay = self.backoff.delay(0.0)
             self.restart_at = time.monotonic() + delay
-            log.error("the %s process did not start (%s); trying again in %g s",
-                      self.name, error, delay)
+            log.error(
+                "the %s process did not start (%s); trying again in %g s", self.name, error, delay
+            )
             return False
         return True
 
@@ -266,8 +267,9 @@ class Child:
         """Ask the running process to stop (SIGTERM: gracefully); it is restarted as it ends."""
         if self.running:
             assert self.process is not None
-            log.warning("restarting the %s process (pid %d): %s", self.name, self.process.pid,
-                        reason)
+            log.warning(
+                "restarting the %s process (pid %d): %s", self.name, self.process.pid, reason
+            )
             self.process.send_signal(signal.SIGTERM)
             self.renewing = True
 
@@ -332,15 +334,20 @@ class WebProbe:
     def _record(self, answer: str | None) -> None:
         self.misses = 0 if answer is not None else self.misses + 1
         if answer is not None and answer != self.last_answer:
-            log.log(logging.INFO if answer.startswith("healthy") else logging.WARNING,
-                    "%s: %s", self.url, answer)
+            log.log(
+                logging.INFO if answer.startswith("healthy") else logging.WARNING,
+                "%s: %s",
+                self.url,
+                answer,
+            )
             self.last_answer = answer
 
     def web_hung(self) -> bool:
         if self.misses < HEALTH_MISSES:
             return False
-        log.error("the web did not answer %s %d times in a row; restarting it",
-                  self.url, self.misses)
+        log.error(
+            "the web did not answer %s %d times in a row; restarting it", self.url, self.misses
+        )
         self.misses = 0
         return True
 
@@ -395,6 +402,7 @@ class Supervisor:
 
     def _dependency_levels(self) -> list[list[Child]]:
         """The children grouped by how many others they need, fewest first."""
+
         def depth(child: Child) -> int:
             return 0 if child.needs is None else 1 + depth(child.needs)
 
@@ -428,9 +436,9 @@ def stop_signal_event() -> threading.Event:
 
 def listening_socket(host: str, port: int) -> socket.socket:
     """The web's socket, owned by `rally serve` and handed to each gunicorn it starts."""
-    family, _type, _proto, _name, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM
-    )[0]
+    family, _type, _proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[
+        0
+    ]
     listener = socket.create_server(address, family=family, backlog=LISTEN_BACKLOG)
     listener.set_inheritable(True)
     return listener

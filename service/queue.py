@@ -249,9 +249,7 @@ def schedule_plan(queue: Queue, config: Config, slot_start: datetime) -> bool:
     if slot_start <= datetime.now(UTC):
         return _enqueue_unique(queue, job_id, lambda: queue.enqueue_job(job, unique=True))
     # Queue.enqueue_at ignores unique=True (rq 2.12); schedule_job honours it.
-    return _enqueue_unique(
-        queue, job_id, lambda: queue.schedule_job(job, slot_start, unique=True)
-    )
+    return _enqueue_unique(queue, job_id, lambda: queue.schedule_job(job, slot_start, unique=True))
 
 
 def start_planning(queue: Queue, config: Config) -> bool:

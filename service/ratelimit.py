@@ -168,9 +168,7 @@ class RateLimiter:
                 return refused
         return self._count_in_memory(limits, client)
 
-    def _count_in_redis(
-        self, limits: tuple[Limit, ...], client: str
-    ) -> tuple[Limit, int] | None:
+    def _count_in_redis(self, limits: tuple[Limit, ...], client: str) -> tuple[Limit, int] | None:
         now = time.time()
         keys = [limit.redis_key(client) for limit in limits]
         sizes = [value for limit in limits for value in (limit.requests, limit.window_seconds)]
@@ -180,9 +178,7 @@ class RateLimiter:
         limit = limits[answer[0] - 1]
         return limit, _seconds_until(float(answer[1]) + limit.window_seconds, now)
 
-    def _count_in_memory(
-        self, limits: tuple[Limit, ...], client: str
-    ) -> tuple[Limit, int] | None:
+    def _count_in_memory(self, limits: tuple[Limit, ...], client: str) -> tuple[Limit, int] | None:
         for limit in limits:
             identifiers = limit.identifiers(client)
             if not self._local.hit(limit.item(), *identifiers):

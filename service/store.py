@@ -170,8 +170,11 @@ def _puzzle_record(row: Puzzle) -> PuzzleRecord:
 
 
 def _run_record(run: Run) -> RunRecord:
-    copied = {field.name: getattr(run, field.name) for field in fields(RunRecord)
-              if field.name != "created_at"}
+    copied = {
+        field.name: getattr(run, field.name)
+        for field in fields(RunRecord)
+        if field.name != "created_at"
+    }
     return RunRecord(**copied, created_at=_aware(run.created_at))
 
 
@@ -458,13 +461,19 @@ class Store(AttemptStorage):
         official. The player must be stored and locked already (_upsert_player, which says
         whether they are new: a new player's runs need not be looked for)."""
         puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
-        earlier = NO_EARLIER_RUNS if new_player else self._sql.earlier_runs_of.first(
-            connection, puzzle_and_player
+        earlier = (
+            NO_EARLIER_RUNS
+            if new_player
+            else self._sql.earlier_runs_of.first(connection, puzzle_and_player)
         )
         assert earlier is not None, "a select of two EXISTS has one row"
         official = official_if_first and not earlier["official"]
-        values = {"id": secrets.token_urlsafe(12), "official": official,
-                  "created_at": utc_now(), **fields}
+        values = {
+            "id": secrets.token_urlsafe(12),
+            "official": official,
+            "created_at": utc_now(),
+            **fields,
+        }
         name = self._sql.insert_run.first(connection, values)["display_name"]
         if not earlier["stored"]:
             self._sql.count_player.run(connection, {"puzzle_id": fields["puzzle_id"]})

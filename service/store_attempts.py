@@ -105,9 +105,7 @@ class AttemptStorage:
 
     def find_attempt(self: _Storage, puzzle_id: int, player_id: str) -> AttemptRecord | None:
         """The player's attempt of the puzzle, if they started one."""
-        return _one_attempt(
-            self, self._sql.attempt_of, puzzle_id=puzzle_id, player_id=player_id
-        )
+        return _one_attempt(self, self._sql.attempt_of, puzzle_id=puzzle_id, player_id=player_id)
 
     def start_attempt(
         self: _Storage,

@@ -70,8 +70,9 @@ def json_answer(status: int, message: str) -> bytes:
 class JsonErrorsGeventWorker(GeventWorker):
     """gunicorn's gevent worker answering the requests it cannot parse in JSON."""
 
-    def handle_error(self, req: object, client: socket.socket, addr: tuple[str, int] | None,
-                     exc: Exception) -> None:
+    def handle_error(
+        self, req: object, client: socket.socket, addr: tuple[str, int] | None, exc: Exception
+    ) -> None:
         refusal = json_refusal(exc)
         if refusal is None:
             super().handle_error(req, client, addr, exc)

@@ -55,8 +55,13 @@ def solve_batch(game: str, count: int, start: int) -> None:
 @click.argument("seed", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--count", type=click.IntRange(min=1), help="Batch mode: solve this many seeds.")
-@click.option("--start", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Batch mode: the first seed number.")
+@click.option(
+    "--start",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Batch mode: the first seed number.",
+)
 def solve(game: str, seed: str | None, as_json: bool, count: int | None, start: int) -> None:
     """Prove the optimum of SEED, or with --count of seeds START..START+COUNT-1."""
     if (seed is None) == (count is None):

@@ -117,8 +117,9 @@ def test_an_earlier_date_has_its_own_puzzles_with_their_seeds_revealed(client: F
     seeds = [daily.daily_seed(DAILY_KEY, name, yesterday) for name in GAME_NAMES]
     assert [p["seed"] for p in body["puzzles"]] == seeds
     for puzzle, seed in zip(body["puzzles"], seeds, strict=True):
-        assert puzzle["commitment"] == daily.commitment(puzzle["game"], puzzle["rules_version"],
-                                                        seed)
+        assert puzzle["commitment"] == daily.commitment(
+            puzzle["game"], puzzle["rules_version"], seed
+        )
 
 
 def test_the_coming_dailies_publish_their_commitments_only(client: FlaskClient, api_store: Store):
@@ -182,9 +183,7 @@ def test_a_past_daily_seed_is_recognised_as_that_daily(client: FlaskClient):
     yesterday = daily.today() - timedelta(days=1)
     seed = daily.daily_seed(DAILY_KEY, FINISHING_GAME, yesterday)
     body = client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").get_json()
-    assert (body["date"], body["number"]) == (
-        yesterday.isoformat(), daily.puzzle_number(yesterday)
-    )
+    assert (body["date"], body["number"]) == (yesterday.isoformat(), daily.puzzle_number(yesterday))
     assert body["seed"] == seed
 
 
@@ -283,18 +282,19 @@ def test_the_answer_carries_the_optimum_once_solved(client: FlaskClient, api_sto
         assert (body["score"], body["tiebreak"]) <= (result.optimum, result.tiebreak)
 
 
-def test_a_past_daily_is_practice_by_seed_and_never_official(
-    client: FlaskClient, api_store: Store
-):
+def test_a_past_daily_is_practice_by_seed_and_never_official(client: FlaskClient, api_store: Store):
     yesterday = todays_daily(api_store, FINISHING_GAME, daily.today() - timedelta(days=1))
     result = record_solved(api_store, yesterday)
     run = submit(client, yesterday, result.actions).get_json()
     assert (run["score"], run["tiebreak"], run["official"]) == (
-        result.optimum, result.tiebreak, False
+        result.optimum,
+        result.tiebreak,
+        False,
     )
     assert run["date"] == yesterday.daily_date.isoformat()
-    play = client.post(f"/api/v1/play/{yesterday.game}/{yesterday.seed}",
-                       json={"actions": result.actions})
+    play = client.post(
+        f"/api/v1/play/{yesterday.game}/{yesterday.seed}", json={"actions": result.actions}
+    )
     assert (play.get_json()["score"], play.get_json()["over"]) == (result.optimum, True)
     assert api_store.leaderboard(yesterday.id) == []
 
@@ -343,7 +343,9 @@ def test_the_optimal_line_played_through_the_attempt_scores_the_optimum_and_is_o
     over = play_attempt(client, puzzle, result.actions)
     run = client.get(f"/api/v1/runs/{over['run']}").get_json()
     assert (run["score"], run["tiebreak"], run["official"]) == (
-        result.optimum, result.tiebreak, True
+        result.optimum,
+        result.tiebreak,
+        True,
     )
     assert (run["optimum"], run["optimum_tiebreak"]) == (result.optimum, result.tiebreak)
 

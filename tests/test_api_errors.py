@@ -239,7 +239,15 @@ json_values = st.recursive(
 
 
 MALFORMED_ACTIONS = [
-    None, 5, "move", [], {}, {"type": None}, {"type": "no-such-type"}, {"type": []}, {"type": {}}
+    None,
+    5,
+    "move",
+    [],
+    {},
+    {"type": None},
+    {"type": "no-such-type"},
+    {"type": []},
+    {"type": {}},
 ]
 
 
@@ -353,8 +361,7 @@ text_with_surrogates = st.lists(st.sampled_from(MISLEADING) | st.characters(), m
 deep_json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | text_with_surrogates,
     lambda children: (
-        st.lists(children, max_size=3)
-        | st.dictionaries(text_with_surrogates, children, max_size=3)
+        st.lists(children, max_size=3) | st.dictionaries(text_with_surrogates, children, max_size=3)
     ),
     max_leaves=40,
 )

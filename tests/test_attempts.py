@@ -59,8 +59,10 @@ def test_a_daily_is_played_through_its_attempt_to_an_official_run(
 ):
     puzzle = todays_daily(api_store, game_name)
     game = get_game(game_name)
-    actions = finished_run(game, puzzle.seed) if game_name == FINISHING_GAME else over_run(
-        game, puzzle.seed
+    actions = (
+        finished_run(game, puzzle.seed)
+        if game_name == FINISHING_GAME
+        else over_run(game, puzzle.seed)
     )
     started = start_attempt(client, puzzle)
     assert started.status_code == 201
@@ -69,7 +71,8 @@ def test_a_daily_is_played_through_its_attempt_to_an_official_run(
     assert attempt["puzzle"]["seed"] is None
     state = game.new_game(puzzle.seed)
     assert (attempt["view"], attempt["legal_actions"]) == (
-        game.view(state), game.legal_actions(state)
+        game.view(state),
+        game.legal_actions(state),
     )
     sent = batches(actions)
     assert len(sent) > 1
@@ -81,13 +84,18 @@ def test_a_daily_is_played_through_its_attempt_to_an_official_run(
         played += batch
         state = game.replay(puzzle.seed, played)
         assert (attempt["played"], attempt["view"], attempt["legal_actions"], attempt["over"]) == (
-            len(played), game.view(state), game.legal_actions(state), game.is_over(state)
+            len(played),
+            game.view(state),
+            game.legal_actions(state),
+            game.is_over(state),
         )
     assert client.get(f"/api/v1/attempts/{attempt['attempt']}").get_json()["actions"] == actions
     run = client.get(f"/api/v1/runs/{attempt['run']}").get_json()
     final = game.replay(puzzle.seed, actions)
     assert (run["score"], run["tiebreak"], run["finished"]) == (
-        game.score(final), game.tiebreak(final), game.is_finished(final)
+        game.score(final),
+        game.tiebreak(final),
+        game.is_finished(final),
     )
     assert run["official"] is game.is_finished(final)
     assert (run["actions"], run["seed"], run["yours"]) == (actions, None, True)
@@ -104,7 +112,8 @@ def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
     again = start_attempt(client, puzzle)
     assert again.status_code == 200
     assert (again.get_json()["attempt"], again.get_json()["actions"]) == (
-        first["attempt"], actions[:5]
+        first["attempt"],
+        actions[:5],
     )
     assert client.get(f"/api/v1/attempts/{first['attempt']}").get_json() == again.get_json()
     over = play_attempt(client, puzzle, actions)
@@ -199,7 +208,9 @@ def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(stor
         barrier, expected = Barrier(2), attempt.played
 
         def race(
-            action: Any, barrier: Barrier = barrier, expected: int = expected,
+            action: Any,
+            barrier: Barrier = barrier,
+            expected: int = expected,
             target: str = attempt.id,
         ) -> str:
             def extend(current: Any) -> Extension:
@@ -241,7 +252,10 @@ def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: St
     assert created and over.over
     run = store.get_run(over.run_id)
     assert (run.score, run.official, run.display_name, run.actions) == (
-        result.score, True, "Ada", actions
+        result.score,
+        True,
+        "Ada",
+        actions,
     )
     assert store.get_attempt(attempt.id) == over
 
@@ -249,11 +263,13 @@ def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: St
 # What others see of a run while the day lasts
 
 
-def finish_as(app: Flask, puzzle: PuzzleRecord, variant: int, name: str) -> tuple[FlaskClient,
-                                                                                   dict[str, Any]]:
+def finish_as(
+    app: Flask, puzzle: PuzzleRecord, variant: int, name: str
+) -> tuple[FlaskClient, dict[str, Any]]:
     player = client_of(app)
-    over = play_attempt(player, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, variant),
-                        name=name)
+    over = play_attempt(
+        player, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, variant), name=name
+    )
     return player, player.get(f"/api/v1/runs/{over['run']}").get_json()
 
 
@@ -266,14 +282,18 @@ def test_another_players_run_of_today_shows_its_score_not_its_line_until_yours_i
     seen = visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()
     assert (seen["actions"], seen["seed"], seen["yours"]) == (None, None, False)
     assert (seen["name"], seen["score"], seen["game"], seen["number"], seen["date"]) == (
-        "Ada", adas_run["score"], puzzle.game, puzzle.number, puzzle.daily_date.isoformat()
+        "Ada",
+        adas_run["score"],
+        puzzle.game,
+        puzzle.number,
+        puzzle.daily_date.isoformat(),
     )
     play_attempt(visitor, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1)[:-1])
     assert visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()["actions"] is None
     play_attempt(visitor, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1))
-    assert visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()["actions"] == adas_run[
-        "actions"
-    ]
+    assert (
+        visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()["actions"] == adas_run["actions"]
+    )
     clock.set(datetime.combine(puzzle.daily_date + timedelta(days=1), datetime.min.time(), UTC))
     after = client_of(app).get(f"/api/v1/runs/{adas_run['id']}").get_json()
     assert (after["actions"], after["seed"]) == (adas_run["actions"], puzzle.seed)
@@ -371,8 +391,9 @@ def test_a_name_is_stored_in_nfc_and_a_change_applies_to_later_runs_only(
     client: FlaskClient, api_store: Store
 ):
     puzzle = todays_daily(api_store, FINISHING_GAME)
-    over = play_attempt(client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed),
-                        name="Zoe\u0308")
+    over = play_attempt(
+        client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed), name="Zoe\u0308"
+    )
     run = client.get(f"/api/v1/runs/{over['run']}").get_json()
     assert run["name"] == "Zo\u00eb"
     practice = api_store.ensure_puzzle(puzzle.game, "names", puzzle.rules_version)

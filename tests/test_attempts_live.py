@@ -35,8 +35,9 @@ class Web:
     port: int
     database_url: str
 
-    def call(self, method: str, path: str, body: Any = None, cookie: str | None = None
-             ) -> tuple[int, dict[str, str], Any]:
+    def call(
+        self, method: str, path: str, body: Any = None, cookie: str | None = None
+    ) -> tuple[int, dict[str, str], Any]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         headers = {"Content-Type": "application/json"}
         if cookie:
@@ -68,7 +69,8 @@ def web(request, tmp_path: Path, redis_url: str, process_env: dict[str, str]) ->
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "web", "--port", str(port), "--workers", "2"],
-        env=env, start_new_session=True,
+        env=env,
+        start_new_session=True,
     )
     try:
         wait_for_http(f"http://127.0.0.1:{port}/api/v1/games")
@@ -89,8 +91,10 @@ def started(web: Web) -> tuple[dict[str, Any], str, list[Any]]:
 def send_and_hang_up(web: Web, path: str, body: Any, cookie: str) -> None:
     """Send a request and close the connection without reading its answer."""
     data = json.dumps(body).encode()
-    head = (f"POST /api/v1{path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n")
+    head = (
+        f"POST /api/v1{path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+    )
     with socket.create_connection(("127.0.0.1", web.port)) as connection:
         connection.sendall(head.encode() + data)
 

@@ -103,7 +103,14 @@ def test_solve_json_prints_the_contract_fields_and_a_witness_that_replays():
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert set(answer) == {
-        "game", "seed", "rules_version", "optimum", "tiebreak", "proved", "actions", "seconds"
+        "game",
+        "seed",
+        "rules_version",
+        "optimum",
+        "tiebreak",
+        "proved",
+        "actions",
+        "seconds",
     }
     game = get_game("crazy-rally")
     final = game.replay("cli-solve", answer["actions"])

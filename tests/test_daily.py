@@ -96,11 +96,15 @@ def test_settings_come_from_the_environment(instance_path: Path):
             "RALLY_PUBLIC_URL": "https://rally.example.org/",
         }
     )
-    assert (config.database_url, config.redis_url) == ("postgresql+psycopg://db/rally",
-                                                       "redis://cache:6379/0")
+    assert (config.database_url, config.redis_url) == (
+        "postgresql+psycopg://db/rally",
+        "redis://cache:6379/0",
+    )
     assert not config.embedded_redis
     assert (config.secret_key, config.daily_key, config.max_body_bytes) == (
-        "s" * 32, "d" * 32, 1000
+        "s" * 32,
+        "d" * 32,
+        1000,
     )
     assert config.public_url == "https://rally.example.org"
     assert not instance_path.exists()

@@ -75,9 +75,7 @@ def assert_busy(refused: Any, waited: float) -> None:
     assert LOCK_WAIT_MS / 1000 <= waited < LOCK_WAIT_MS / 1000 + SLACK_SECONDS
 
 
-def test_a_held_write_lock_is_a_503_with_retry_after_and_reads_go_on(
-    make_app, database_url: str
-):
+def test_a_held_write_lock_is_a_503_with_retry_after_and_reads_go_on(make_app, database_url: str):
     app: Flask = make_app(database=database_url)
     store: Store = app.extensions["rally"].store
     past = todays_daily(store, FINISHING_GAME, daily.today() - timedelta(days=1))
@@ -114,9 +112,7 @@ def test_an_attempts_last_append_under_a_held_lock_is_a_503_and_applies_once_ret
     append = f"/api/v1/attempts/{attempt['attempt']}/actions"
 
     with LOCKS[make_url(database_url).get_backend_name()](database_url):
-        refused, waited = timed(
-            lambda: client.post(append, json={"played": 0, "actions": actions})
-        )
+        refused, waited = timed(lambda: client.post(append, json={"played": 0, "actions": actions}))
 
     assert_busy(refused, waited)
     assert store.get_attempt(attempt["attempt"]).played == 0

@@ -66,14 +66,20 @@ def rally_command(command: list[str]) -> list[str]:
     return [sys.executable, "-m", "service.cli", *command[1:]]
 
 
-def local_env(service: dict[str, Any], process_env: dict[str, str], database_url: str,
-              redis_url: str, instance_path: Path) -> dict[str, str]:
+def local_env(
+    service: dict[str, Any],
+    process_env: dict[str, str],
+    database_url: str,
+    redis_url: str,
+    instance_path: Path,
+) -> dict[str, str]:
     """The service's environment from the file, with its servers swapped for the local ones."""
     env = {name: substitute(str(value)) for name, value in service["environment"].items()}
     assert env["DATABASE_URL"].split("://")[0] == database_url.split("://")[0]
     assert env["REDIS_URL"].split("://")[0] == redis_url.split("://")[0]
-    env.update(DATABASE_URL=database_url, REDIS_URL=redis_url,
-               RALLY_INSTANCE_PATH=str(instance_path))
+    env.update(
+        DATABASE_URL=database_url, REDIS_URL=redis_url, RALLY_INSTANCE_PATH=str(instance_path)
+    )
     return {**process_env, **env}
 
 
@@ -137,9 +143,10 @@ def test_health_checks_ask_healthz(services: dict[str, Any]):
 def test_the_image_build_leaves_local_state_out():
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
     assert {"instance/", "**/instance/", ".venv/", ".git/", "**/__pycache__/"} <= ignored
-    assert "COPY . ." in yaml.safe_load(DEPLOY_FILE.read_text())["x-rally"]["build"][
-        "dockerfile_inline"
-    ]
+    assert (
+        "COPY . ."
+        in yaml.safe_load(DEPLOY_FILE.read_text())["x-rally"]["build"]["dockerfile_inline"]
+    )
 
 
 def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_path: Path):
@@ -163,7 +170,10 @@ def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_pa
 
 
 def test_migrate_web_and_worker_run_against_postgres_and_redis(
-    services: dict[str, Any], postgres_factory, redis_url: str, tmp_path: Path,
+    services: dict[str, Any],
+    postgres_factory,
+    redis_url: str,
+    tmp_path: Path,
     process_env: dict[str, str],
 ):
     database_url = postgres_factory()
@@ -171,8 +181,9 @@ def test_migrate_web_and_worker_run_against_postgres_and_redis(
     def env_of(name: str) -> dict[str, str]:
         return local_env(services[name], process_env, database_url, redis_url, tmp_path / name)
 
-    migrate = subprocess.run(rally_command(services["migrate"]["command"]), env=env_of("migrate"),
-                             timeout=120)
+    migrate = subprocess.run(
+        rally_command(services["migrate"]["command"]), env=env_of("migrate"), timeout=120
+    )
     assert migrate.returncode == 0
 
     port = free_port()

@@ -97,8 +97,16 @@ def test_apply_never_changes_its_input(game: Game, seed: str, rnd: random.Random
 
 
 JUNK_ACTIONS = [
-    None, 0, "roll", [], {}, [1, 2],
-    {"type": "no-such-action"}, {"type": None}, {"type": []}, {"type": {"a": 1}},
+    None,
+    0,
+    "roll",
+    [],
+    {},
+    [1, 2],
+    {"type": "no-such-action"},
+    {"type": None},
+    {"type": []},
+    {"type": {"a": 1}},
 ]
 
 

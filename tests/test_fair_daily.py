@@ -82,12 +82,16 @@ def test_a_daily_is_committed_ahead_hidden_on_its_day_and_revealed_after(
     # Anyone checks the optimum with the project's own solver, as docs/verify.md shows.
     checked = subprocess.run(
         [sys.executable, "-m", "service.cli", "solve", game, revealed["seed"], "--json"],
-        capture_output=True, text=True, check=True, timeout=300,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
     )
     verified = json.loads(checked.stdout)
     assert verified["rules_version"] == revealed["rules_version"]
     assert (verified["optimum"], verified["tiebreak"]) == (
-        revealed["optimum"], revealed["tiebreak"]
+        revealed["optimum"],
+        revealed["tiebreak"],
     )
 
 
@@ -102,9 +106,10 @@ def test_keys_shorter_than_32_bytes_are_refused(tmp_path):
 def test_rally_refuses_to_start_with_a_short_key_and_says_why(tmp_path, process_env):
     answer = subprocess.run(
         [sys.executable, "-m", "service.cli", "migrate"],
-        env={**process_env, "RALLY_INSTANCE_PATH": str(tmp_path / "i"),
-             "RALLY_DAILY_KEY": "k"},
-        capture_output=True, text=True, timeout=60,
+        env={**process_env, "RALLY_INSTANCE_PATH": str(tmp_path / "i"), "RALLY_DAILY_KEY": "k"},
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert answer.returncode != 0
     assert "RALLY_DAILY_KEY is 1 bytes long: use at least 32" in answer.stderr
@@ -143,23 +148,44 @@ def test_no_answer_page_or_log_line_of_the_day_contains_its_seed(
         for who in (finisher, visitor):
             who("POST", f"/api/v1/daily/{today}/{name}/attempt", json={})
     attempt = played["attempt"]
-    finisher("POST", f"/api/v1/attempts/{attempt}/actions",
-             json={"played": 0, "actions": [{"type": "no-such"}]})
-    finisher("POST", f"/api/v1/attempts/{attempt}/actions",
-             json={"played": 5, "actions": actions[:1]})
-    over = finisher("POST", f"/api/v1/attempts/{attempt}/actions",
-                    json={"played": 0, "actions": actions, "name": "Ada"}).get_json()
+    finisher(
+        "POST",
+        f"/api/v1/attempts/{attempt}/actions",
+        json={"played": 0, "actions": [{"type": "no-such"}]},
+    )
+    finisher(
+        "POST", f"/api/v1/attempts/{attempt}/actions", json={"played": 5, "actions": actions[:1]}
+    )
+    over = finisher(
+        "POST",
+        f"/api/v1/attempts/{attempt}/actions",
+        json={"played": 0, "actions": actions, "name": "Ada"},
+    ).get_json()
     run_id = over["run"]
     for who in (finisher, visitor):
         for path in [
-            "/api/v1/daily", f"/api/v1/daily/{today}", "/api/v1/daily/upcoming",
-            "/api/v1/games", "/api/v1/openapi.json", f"/api/v1/runs/{run_id}",
-            f"/api/v1/attempts/{attempt}", "/", "/archive", "/practice",
-            f"/runs/{run_id}", *(f"/rules/{name}" for name in GAMES),
-            *(f"/api/v1/daily/{today}/{name}/{part}" for name in GAMES
-              for part in ("leaderboard", "solution")),
-            *(f"/api/v1/puzzles/{p.game}/{p.seed}{part}" for p in puzzles.values()
-              for part in ("", "/leaderboard", "/solution")),
+            "/api/v1/daily",
+            f"/api/v1/daily/{today}",
+            "/api/v1/daily/upcoming",
+            "/api/v1/games",
+            "/api/v1/openapi.json",
+            f"/api/v1/runs/{run_id}",
+            f"/api/v1/attempts/{attempt}",
+            "/",
+            "/archive",
+            "/practice",
+            f"/runs/{run_id}",
+            *(f"/rules/{name}" for name in GAMES),
+            *(
+                f"/api/v1/daily/{today}/{name}/{part}"
+                for name in GAMES
+                for part in ("leaderboard", "solution")
+            ),
+            *(
+                f"/api/v1/puzzles/{p.game}/{p.seed}{part}"
+                for p in puzzles.values()
+                for part in ("", "/leaderboard", "/solution")
+            ),
             *(f"/play/{p.game}/{p.seed}" for p in puzzles.values()),
         ]:
             who("GET", path)
@@ -211,13 +237,16 @@ def test_a_write_from_another_site_is_refused_and_leaves_the_cookie_alone(
     writes = [
         (f"/api/v1/attempts/{attempt['attempt']}/actions", body),
         (f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", "{}"),
-        (f"/api/v1/puzzles/{practice.game}/{practice.seed}/runs",
-         json.dumps({"actions": actions, "name": "Mallory"})),
+        (
+            f"/api/v1/puzzles/{practice.game}/{practice.seed}/runs",
+            json.dumps({"actions": actions, "name": "Mallory"}),
+        ),
     ]
     for client in (visitor, stranger):
         for path, data in writes:
-            answer = client.post(path, data=data, **{"content_type": "application/json",
-                                                     **request_kind})
+            answer = client.post(
+                path, data=data, **{"content_type": "application/json", **request_kind}
+            )
             assert answer.status_code == 403, (path, answer.get_json())
             assert answer.get_json()["error"]
             assert "Set-Cookie" not in answer.headers
@@ -259,17 +288,30 @@ def test_a_past_daily_of_older_rules_keeps_its_results_and_is_practised_under_th
 ):
     game = FINISHING_GAME
     seed = daily.daily_seed(DAILY_KEY, game, DAY)
-    old = api_store.ensure_puzzle(game, seed, old_rules(game), daily_date=DAY,
-                                  number=daily.puzzle_number(DAY))
-    api_store.record_solution(old.id, optimum=1234, tiebreak=5, witness=[], proved=True,
-                              solve_seconds=1.0)
-    stored_run = api_store.add_run(old, "p-old", actions=["from the old rules"], score=999,
-                                   tiebreak=1, finished=True, display_name="Old", today=DAY)
+    old = api_store.ensure_puzzle(
+        game, seed, old_rules(game), daily_date=DAY, number=daily.puzzle_number(DAY)
+    )
+    api_store.record_solution(
+        old.id, optimum=1234, tiebreak=5, witness=[], proved=True, solve_seconds=1.0
+    )
+    stored_run = api_store.add_run(
+        old,
+        "p-old",
+        actions=["from the old rules"],
+        score=999,
+        tiebreak=1,
+        finished=True,
+        display_name="Old",
+        today=DAY,
+    )
     clock.set(at(DAY + timedelta(days=2)))
-    shown = next(p for p in client.get(f"/api/v1/daily/{DAY}").get_json()["puzzles"]
-                 if p["game"] == game)
+    shown = next(
+        p for p in client.get(f"/api/v1/daily/{DAY}").get_json()["puzzles"] if p["game"] == game
+    )
     assert (shown["rules_version"], shown["optimum"], shown["seed"]) == (
-        old_rules(game), 1234, seed
+        old_rules(game),
+        1234,
+        seed,
     )
     board = client.get(f"/api/v1/daily/{DAY}/{game}/leaderboard").get_json()
     assert [(e["name"], e["score"]) for e in board["entries"]] == [("Old", 999)]
@@ -290,8 +332,9 @@ def test_todays_daily_stored_under_older_rules_is_played_under_the_current(
     game = FINISHING_GAME
     today = daily.today()
     seed = daily.daily_seed(DAILY_KEY, game, today)
-    old = api_store.ensure_puzzle(game, seed, old_rules(game), daily_date=today,
-                                  number=daily.puzzle_number(today))
+    old = api_store.ensure_puzzle(
+        game, seed, old_rules(game), daily_date=today, number=daily.puzzle_number(today)
+    )
     attempt = start_attempt(client, old).get_json()
     assert attempt["puzzle"]["rules_version"] == GAMES[game].rules_version
     over = play_attempt(client, todays_puzzle(api_store, game), finished_run(get_game(game), seed))
@@ -299,8 +342,11 @@ def test_todays_daily_stored_under_older_rules_is_played_under_the_current(
 
 
 def todays_puzzle(store: Store, game: str) -> PuzzleRecord:
-    return next(p for p in store.daily_puzzles(daily.today())
-                if p.game == game and p.rules_version == GAMES[game].rules_version)
+    return next(
+        p
+        for p in store.daily_puzzles(daily.today())
+        if p.game == game and p.rules_version == GAMES[game].rules_version
+    )
 
 
 def test_a_working_worker_logs_no_seed_of_a_coming_daily(
@@ -309,12 +355,24 @@ def test_a_working_worker_logs_no_seed_of_a_coming_daily(
     """The real `rally worker` plans the coming week and starts solving it: its log names
     the jobs (by commitment), never a seed, even at DEBUG, where RQ logs every job."""
     log_path = tmp_path / "worker.log"
-    env = {**process_env, **{name: value for name, value in os.environ.items()
-                             if name.startswith("RALLY_") or name in ("DATABASE_URL", "REDIS_URL")},
-           "RALLY_DAILY_KEY": KEY, "RALLY_LOG_LEVEL": "DEBUG"}
+    env = {
+        **process_env,
+        **{
+            name: value
+            for name, value in os.environ.items()
+            if name.startswith("RALLY_") or name in ("DATABASE_URL", "REDIS_URL")
+        },
+        "RALLY_DAILY_KEY": KEY,
+        "RALLY_LOG_LEVEL": "DEBUG",
+    }
     with log_path.open("w") as log:
-        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             deadline = time_module.monotonic() + 120
             while log_path.read_text().count("solve-") < 2:

@@ -78,15 +78,21 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
         env = worker_env(process_env, service_env)
 
         first = subprocess.Popen(rally("worker"), env=env, start_new_session=True)
-        wait_until(lambda: Job.fetch(job_id, connection=connection).get_status() == "started",
-                   60, "the worker starts solving")
+        wait_until(
+            lambda: Job.fetch(job_id, connection=connection).get_status() == "started",
+            60,
+            "the worker starts solving",
+        )
         kill_everything_under(first)
         assert store.get_puzzle_by_id(puzzle.id).status == "pending"
 
         second = subprocess.Popen(rally("worker"), env=env, start_new_session=True)
         try:
-            wait_until(lambda: store.get_puzzle_by_id(puzzle.id).status != "pending",
-                       SOLVED_WITHIN, "the abandoned job is retried")
+            wait_until(
+                lambda: store.get_puzzle_by_id(puzzle.id).status != "pending",
+                SOLVED_WITHIN,
+                "the abandoned job is retried",
+            )
         finally:
             stop_process(second)
         solved = store.get_puzzle_by_id(puzzle.id)
@@ -96,12 +102,15 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
         assert store.get_puzzle(GAME, puzzle.seed, puzzle.rules_version) == solved
         final = GAMES[GAME].replay(puzzle.seed, solved.witness)
         assert (GAMES[GAME].score(final), GAMES[GAME].tiebreak(final)) == (
-            solved.optimum, solved.tiebreak
+            solved.optimum,
+            solved.tiebreak,
         )
 
 
 def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
-    make_app, tmp_path: Path, process_env: dict[str, str]  # noqa: F811 - the fixture
+    make_app,  # noqa: F811 - the fixture
+    tmp_path: Path,
+    process_env: dict[str, str],
 ):
     private = EmbeddedRedis(tmp_path / "r.sock", tmp_path / "redis")
     private.start()
@@ -109,8 +118,9 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
     config: Config = app.extensions["rally"].config
     store: Store = app.extensions["rally"].store
     client = client_of(app)
-    worker = subprocess.Popen(rally("worker"), env=worker_env(process_env, config),
-                              start_new_session=True)
+    worker = subprocess.Popen(
+        rally("worker"), env=worker_env(process_env, config), start_new_session=True
+    )
     try:
         today = client.get("/api/v1/daily").get_json()
         private.stop()
@@ -119,8 +129,10 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
         puzzle = next(p for p in store.daily_puzzles(daily.today()) if p.game == GAME)
         over = play_attempt(client, puzzle, over_run(GAMES[GAME], puzzle.seed))
         assert store.get_run(over["run"]) is not None
-        submitted = client.post(f"/api/v1/puzzles/{GAME}/practice-while-down/runs",
-                                json={"actions": over_run(GAMES[GAME], "practice-while-down")})
+        submitted = client.post(
+            f"/api/v1/puzzles/{GAME}/practice-while-down/runs",
+            json={"actions": over_run(GAMES[GAME], "practice-while-down")},
+        )
         assert submitted.status_code == 201
         asked = client.get(f"/api/v1/puzzles/{GAME}/asked-while-redis-was-down")
         assert asked.get_json()["status"] == "pending"
@@ -130,9 +142,11 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
         sweep_pending(store, config, connection)  # what the next planning run does
         practice = store.get_puzzle(GAME, "asked-while-redis-was-down", GAMES[GAME].rules_version)
         # The coming week's dailies are solved first: they are more urgent than practice.
-        wait_until(lambda: store.get_puzzle_by_id(practice.id).status != "pending",
-                   SOLVED_AFTER_THE_DAILIES,
-                   "the worker takes up the puzzle asked for while Redis was down")
+        wait_until(
+            lambda: store.get_puzzle_by_id(practice.id).status != "pending",
+            SOLVED_AFTER_THE_DAILIES,
+            "the worker takes up the puzzle asked for while Redis was down",
+        )
         assert store.get_puzzle_by_id(practice.id).status == "solved"
     finally:
         stop_process(worker)
@@ -164,16 +178,18 @@ def test_every_acknowledged_run_survives_a_killed_web_process(
     web = subprocess.Popen(rally("web", "--port", str(port)), env=env, start_new_session=True)
     wait_for_http(f"{base}/daily")
     seed = "burst"
-    runs = [random_playout(GAMES[GAME], seed, seeded_chooser(seed, f"burst/{n}"))[1]
-            for n in range(40)]
+    runs = [
+        random_playout(GAMES[GAME], seed, seeded_chooser(seed, f"burst/{n}"))[1] for n in range(40)
+    ]
     acknowledged: list[str] = []
     failures: list[Exception] = []
 
     def submit_until_refused(offset: int) -> None:
         for number in range(offset, 10_000):
             try:
-                status, body = post_json(f"{base}/puzzles/{GAME}/{seed}/runs",
-                                         {"actions": runs[number % len(runs)]})
+                status, body = post_json(
+                    f"{base}/puzzles/{GAME}/{seed}/runs", {"actions": runs[number % len(runs)]}
+                )
             except (OSError, http.client.HTTPException) as error:
                 failures.append(error)
                 return
@@ -189,8 +205,7 @@ def test_every_acknowledged_run_survives_a_killed_web_process(
         sender.join(30)
     assert len(failures) == len(senders)
 
-    restarted = subprocess.Popen(rally("web", "--port", str(port)), env=env,
-                                 start_new_session=True)
+    restarted = subprocess.Popen(rally("web", "--port", str(port)), env=env, start_new_session=True)
     try:
         wait_for_http(f"{base}/daily")
         for run_id in acknowledged:

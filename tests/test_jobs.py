@@ -119,8 +119,9 @@ def test_planning_runs_once_per_slot_and_schedules_the_next(queue, connection, s
     work_until_empty(connection, max_jobs=1)
     now = datetime.now(UTC)
     this_slot = plan_slot(now, service_env.plan_interval)
-    next_slot = plan_slot(now + timedelta(seconds=service_env.plan_interval),
-                          service_env.plan_interval)
+    next_slot = plan_slot(
+        now + timedelta(seconds=service_env.plan_interval), service_env.plan_interval
+    )
     assert Job.fetch(plan_job_id(this_slot), connection=connection).get_status() == "finished"
     scheduled = ScheduledJobRegistry(queue=queue).get_job_ids()
     assert scheduled == [plan_job_id(next_slot)]
@@ -139,8 +140,11 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     days = daily.upcoming_days(today)
     recorded = {day: job_store.daily_puzzles(day) for day in days}
     assert sum(map(len, recorded.values())) == len(days) * len(GAMES)
-    job_ids = {puzzle.id: solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version)
-               for puzzles in recorded.values() for puzzle in puzzles}
+    job_ids = {
+        puzzle.id: solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version)
+        for puzzles in recorded.values()
+        for puzzle in puzzles
+    }
     # The failed one is tried again behind everything else; today's other one comes first,
     # the coming days' wait behind the solves players wait on.
     assert solve_queue(connection, Urgency.RETRY).job_ids == [job_ids.pop(failed_today.id)]
@@ -200,8 +204,9 @@ def test_an_ended_job_does_not_block_a_puzzle_still_pending(queue, connection, s
 
 
 @pytest.mark.parametrize("game_name", sorted(GAMES))
-def test_a_puzzle_is_solved_and_stored_exactly_once(game_name, queue, connection, service_env,
-                                                     job_store):
+def test_a_puzzle_is_solved_and_stored_exactly_once(
+    game_name, queue, connection, service_env, job_store
+):
     game = GAMES[game_name]
     puzzle = job_store.ensure_puzzle(game_name, "solved-once", game.rules_version)
     enqueue_solve(queue, service_env, game_name, puzzle.seed, puzzle.rules_version)

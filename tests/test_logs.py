@@ -22,20 +22,30 @@ ROUNDS = 4
 STARTUP_SECONDS = 90
 
 
-def worker_output(tmp_path: Path, redis_url: str, process_env: dict[str, str],
-                  level: str | None) -> str:
+def worker_output(
+    tmp_path: Path, redis_url: str, process_env: dict[str, str], level: str | None
+) -> str:
     """What `rally worker` prints in its first ROUNDS heartbeats of 1 s, at level."""
     database_url = f"sqlite:///{tmp_path / 'rally.sqlite3'}"
     upgrade(database_url)
-    env = {**process_env, "RALLY_INSTANCE_PATH": str(tmp_path / "i"),
-           "DATABASE_URL": database_url, "REDIS_URL": redis_url, "RALLY_HEARTBEAT": "1"}
+    env = {
+        **process_env,
+        "RALLY_INSTANCE_PATH": str(tmp_path / "i"),
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "RALLY_HEARTBEAT": "1",
+    }
     if level:
         env["RALLY_LOG_LEVEL"] = level
     log = tmp_path / "worker.log"
     connection = redis.Redis.from_url(redis_url)
     with log.open("wb") as output:
-        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
-                                  stdout=output, stderr=subprocess.STDOUT)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
         while not Worker.all(connection=connection):

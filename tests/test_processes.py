@@ -41,8 +41,13 @@ def test_serve_runs_everything_and_stops_everything(
         assert any(b"redis-server" in command for command in commands)
         assert any(b"gunicorn" in command for command in commands)
         assert any(b"worker" in command for command in commands)
-        second = subprocess.run(rally("serve", "--port", str(free_port())), env=env,
-                                capture_output=True, text=True, timeout=60)
+        second = subprocess.run(
+            rally("serve", "--port", str(free_port())),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert second.returncode == 1
         assert "already listening" in second.stderr
     finally:

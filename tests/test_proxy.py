@@ -111,8 +111,12 @@ def web(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Ite
     database_url = f"sqlite:///{folder / 'rally.sqlite3'}"
     upgrade(database_url)
     port = free_port()
-    env = {**environment_without_settings(), "RALLY_INSTANCE_PATH": str(folder / "i"),
-           "DATABASE_URL": database_url, "REDIS_URL": redis_session_url}
+    env = {
+        **environment_without_settings(),
+        "RALLY_INSTANCE_PATH": str(folder / "i"),
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_session_url,
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "web", "--port", str(port)], env=env
     )
@@ -215,8 +219,10 @@ def test_nginx_refuses_a_body_over_the_apps_limit_in_json(proxy: int):
     too_large = b"POST /api/v1/play/x/y HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
     answered, content_type, body = raw_request(proxy, too_large)
     assert (answered, content_type) == (413, "application/json")
-    assert body == {"error": "the request body is larger than the limit of 65536 bytes",
-                    "status": 413}
+    assert body == {
+        "error": "the request body is larger than the limit of 65536 bytes",
+        "status": 413,
+    }
 
 
 def test_nginx_answers_json_while_no_replica_is_up(tmp_path: Path):

@@ -111,7 +111,11 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
         for urgency, job_id in job_ids.items()
     }
     assert sorted(Urgency, key=ended.__getitem__) == [
-        Urgency.TODAY, Urgency.PRACTICE, Urgency.ARCHIVE, Urgency.COMING, Urgency.RETRY
+        Urgency.TODAY,
+        Urgency.PRACTICE,
+        Urgency.ARCHIVE,
+        Urgency.COMING,
+        Urgency.RETRY,
     ]
 
 
@@ -131,8 +135,9 @@ def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_c
     assert len(coming) == len(coming_days) * len(GAMES)
 
     work_until_empty(connection, max_jobs=len(todays) + 1)
-    practice = Job.fetch(solve_job_id(GAME, "practice-after-planning", RULES),
-                         connection=connection)
+    practice = Job.fetch(
+        solve_job_id(GAME, "practice-after-planning", RULES), connection=connection
+    )
     assert practice.get_status() == JobStatus.FINISHED
     assert job_store.get_puzzle(GAME, "practice-after-planning", RULES).status == "solved"
     assert all(
@@ -263,8 +268,9 @@ def test_a_solve_over_its_time_bound_fails_and_is_retried_later_at_low_priority(
     monkeypatch.setenv("RALLY_SOLVE_TIMEOUT", "1")
     monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
     puzzle = job_store.ensure_puzzle(GAME, SLOW_SEEDS[GAME], RULES)
-    enqueue_solve(solve_queue(connection, Urgency.PRACTICE), Config.from_env(), GAME,
-                  puzzle.seed, RULES)
+    enqueue_solve(
+        solve_queue(connection, Urgency.PRACTICE), Config.from_env(), GAME, puzzle.seed, RULES
+    )
     work_until_empty(connection)
     job = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES), connection=connection)
     assert job.ended_at - job.started_at < timedelta(seconds=2.5)  # unbounded: about 3 s
@@ -299,8 +305,9 @@ def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priorit
     monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
     game, rules = "rallye-raser", GAMES["rallye-raser"].rules_version
     puzzle = job_store.ensure_puzzle(game, SLOW_SEEDS[game], rules)
-    enqueue_solve(solve_queue(connection, Urgency.TODAY), Config.from_env(), game,
-                  puzzle.seed, rules)
+    enqueue_solve(
+        solve_queue(connection, Urgency.TODAY), Config.from_env(), game, puzzle.seed, rules
+    )
     work_in_a_fresh_worker_process()
     failed = job_store.get_puzzle_by_id(puzzle.id)
     assert failed.status == "failed"
@@ -313,8 +320,7 @@ def test_a_failed_solve_is_solved_by_its_retry_after_the_more_urgent_work(
 ):
     monkeypatch.setenv("RALLY_SOLVE_TIMEOUT", "1")
     puzzle = job_store.ensure_puzzle(GAME, SLOW_SEEDS[GAME], RULES)
-    enqueue_solve(solve_queue(connection, Urgency.PRACTICE), service_env, GAME, puzzle.seed,
-                  RULES)
+    enqueue_solve(solve_queue(connection, Urgency.PRACTICE), service_env, GAME, puzzle.seed, RULES)
     work_until_empty(connection, max_jobs=1)
     assert job_store.get_puzzle_by_id(puzzle.id).status == "failed"
 

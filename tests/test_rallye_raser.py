@@ -423,7 +423,10 @@ def test_rr21_gear_check_on_card_advance(gear, before, after):
     assert (state["timer"], state["control"]) == after
     timer_change, control_change = GEAR_CHECK[gear]
     assert state["last_round"][-1] == {
-        "type": "gear_check", "gear": gear, "timer": timer_change, "control": control_change
+        "type": "gear_check",
+        "gear": gear,
+        "timer": timer_change,
+        "control": control_change,
     }
 
 

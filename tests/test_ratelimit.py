@@ -25,8 +25,13 @@ BURST = Limit("burst-test", 3, 2, "test requests")
 
 
 def limiter_on(redis_url: str) -> RateLimiter:
-    return RateLimiter(web_connection(redis_url), writes_per_minute=1, new_seeds_per_hour=1,
-                       attempts_per_address=1, new_players_per_hour=1)
+    return RateLimiter(
+        web_connection(redis_url),
+        writes_per_minute=1,
+        new_seeds_per_hour=1,
+        attempts_per_address=1,
+        new_players_per_hour=1,
+    )
 
 
 def allowed(limiter: RateLimiter, limit: Limit, address: str, scope: str = "") -> bool:
@@ -197,8 +202,9 @@ def test_limits_hold_in_memory_while_redis_is_down_and_redis_counts_again_after(
 def test_new_seeds_over_the_limit_are_refused_while_redis_is_down(make_app):
     app = make_app(redis="redis://127.0.0.1:1/0", RALLY_NEW_SEEDS_PER_HOUR="2")
     client = client_of(app)
-    statuses = [client.get(f"/api/v1/puzzles/{FINISHING_GAME}/down-{n}").status_code
-                for n in range(3)]
+    statuses = [
+        client.get(f"/api/v1/puzzles/{FINISHING_GAME}/down-{n}").status_code for n in range(3)
+    ]
     assert statuses == [200, 200, 429]
 
 
@@ -231,5 +237,11 @@ def test_without_proxies_x_forwarded_for_is_ignored(make_app):
 
 def test_the_number_of_proxies_must_be_a_count():
     with pytest.raises(ValueError, match="RALLY_TRUSTED_PROXIES"):
-        Config.from_env({"RALLY_TRUSTED_PROXIES": "-1", "RALLY_SECRET_KEY": "s" * 32,
-                         "RALLY_DAILY_KEY": "d" * 32, "REDIS_URL": "redis://x"})
+        Config.from_env(
+            {
+                "RALLY_TRUSTED_PROXIES": "-1",
+                "RALLY_SECRET_KEY": "s" * 32,
+                "RALLY_DAILY_KEY": "d" * 32,
+                "REDIS_URL": "redis://x",
+            }
+        )

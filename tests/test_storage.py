@@ -95,7 +95,11 @@ def test_daily_puzzles_of_a_date(store: Store):
     assert store.daily_puzzles(DAY) == [today]
     assert store.daily_puzzles(DAY + timedelta(days=1)) == [tomorrow]
     assert (today.game, today.seed, today.number, today.daily_date, today.status) == (
-        "crazy-rally", "d-seed", 30, DAY, "pending"
+        "crazy-rally",
+        "d-seed",
+        30,
+        DAY,
+        "pending",
     )
 
 
@@ -110,7 +114,10 @@ def test_the_first_finished_run_of_a_daily_on_its_day_is_official(store: Store):
         puzzle, "p2", actions=[1], score=8, tiebreak=0, finished=True, today=DAY + timedelta(1)
     )
     assert [unfinished.official, first.official, second.official, late.official] == [
-        False, True, False, False
+        False,
+        True,
+        False,
+        False,
     ]
     assert store.get_run(second.id) == second
 

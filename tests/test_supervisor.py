@@ -75,8 +75,9 @@ class Serve:
 
 
 @pytest.fixture
-def serve(instance_path: Path, process_env: dict[str, str], tmp_path: Path,
-          request: pytest.FixtureRequest) -> Iterator[Serve]:
+def serve(
+    instance_path: Path, process_env: dict[str, str], tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Serve]:
     """`rally serve` on the embedded defaults, restarting children after 1 s (or the
     delay a test gives with `@pytest.mark.parametrize("serve", [seconds], indirect=True)`)."""
     port = free_port()
@@ -115,6 +116,7 @@ def ask(url: str) -> int | None:
 
 def zombies_under(leader: int) -> list[int]:
     """Ended processes under leader that nobody reaped (after a moment for the reaping)."""
+
     def zombies() -> list[int]:
         found = []
         for pid in started_under(leader):

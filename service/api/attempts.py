@@ -138,8 +138,9 @@ def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, 
     wanted = published_day(day)
     if wanted != daily.today():
         raise ApiError(
-            409, f"the daily of {wanted} is over: practise it with POST "
-            f"/api/v1/daily/{wanted}/{game}/play"
+            409,
+            f"the daily of {wanted} is over: practise it with POST "
+            f"/api/v1/daily/{wanted}/{game}/play",
         )
     puzzle = daily_of(wanted, game)
     name = players.clean_display_name(body.get("name"))
@@ -206,8 +207,11 @@ def _extension(
     retry of actions appended before); ApiError 409 or 422 to refuse it."""
     engine = GAMES[puzzle.game]
     if puzzle.rules_version != engine.rules_version:
-        raise ApiError(409, f"this attempt was played under rules {puzzle.rules_version}; "
-                       f"the game now plays {engine.rules_version}")
+        raise ApiError(
+            409,
+            f"this attempt was played under rules {puzzle.rules_version}; "
+            f"the game now plays {engine.rules_version}",
+        )
     if played != attempt.played:
         if _already_applied(attempt, played, actions):
             return None

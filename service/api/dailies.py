@@ -126,8 +126,9 @@ def current_dailies(day: date) -> list[PuzzleRecord]:
             picked[name] = daily.ensure_daily(
                 services().store, services().config.daily_key, name, day
             )
-            request_solve(name, picked[name].seed, services().config, daily_date=day,
-                          client=client_key())
+            request_solve(
+                name, picked[name].seed, services().config, daily_date=day, client=client_key()
+            )
     return [picked[name] for name in sorted(picked)]
 
 
@@ -167,9 +168,7 @@ def _render_daily(day: date) -> RenderedDaily:
 def _daily_answer(day: date) -> Response:
     """The day's puzzles with validators; the hottest path of the API, so kept rendered.
     The key holds today's date too: the same day's answer changes when its seeds show."""
-    rendered = services().cache.get(
-        ("daily", day, daily.today()), lambda: _render_daily(day)
-    )
+    rendered = services().cache.get(("daily", day, daily.today()), lambda: _render_daily(day))
     response = current_app.response_class(rendered.body, mimetype="application/json")
     response.cache_control.public = True
     response.cache_control.max_age = _max_age(day, rendered.puzzles)
@@ -279,5 +278,6 @@ def play_daily(day: str, game: str, body: dict[str, Any]) -> Response:
         )
     engine = GAMES[game]
     actions = body["actions"]
-    return jsonify({**engine_answer(engine, replay(engine, puzzle.seed, actions)),
-                    "actions": actions})
+    return jsonify(
+        {**engine_answer(engine, replay(engine, puzzle.seed, actions)), "actions": actions}
+    )

@@ -69,9 +69,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_runs")),
     )
-    op.create_index(
-        "ix_runs_leaderboard", "runs", ["puzzle_id", "official", "score", "tiebreak"]
-    )
+    op.create_index("ix_runs_leaderboard", "runs", ["puzzle_id", "official", "score", "tiebreak"])
     op.create_index("ix_runs_player", "runs", ["player_id", "puzzle_id"])
     op.create_index(
         "uq_runs_official_player",

@@ -42,9 +42,7 @@ def upgrade() -> None:
         ),
         sa.ForeignKeyConstraint(["run_id"], ["runs.id"], name=op.f("fk_attempts_run_id_runs")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_attempts")),
-        sa.UniqueConstraint(
-            "puzzle_id", "player_id", name=op.f("uq_attempts_puzzle_id_player_id")
-        ),
+        sa.UniqueConstraint("puzzle_id", "player_id", name=op.f("uq_attempts_puzzle_id_player_id")),
     )
     op.create_table(
         "attempt_batches",

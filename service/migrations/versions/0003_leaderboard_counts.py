@@ -63,8 +63,6 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_runs_player_time", table_name="runs")
     op.drop_index("ix_runs_ranking", table_name="runs")
-    op.create_index(
-        "ix_runs_leaderboard", "runs", ["puzzle_id", "official", "score", "tiebreak"]
-    )
+    op.create_index("ix_runs_leaderboard", "runs", ["puzzle_id", "official", "score", "tiebreak"])
     op.drop_table("player_counts")
     op.drop_table("score_counts")
