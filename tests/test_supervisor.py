@@ -24,7 +24,7 @@ from conftest import alive, free_port, started_under, wait_for_http
 from test_deploy import wait_for_planning
 
 from puzzles import GAMES
-from service import processes
+from service import supervisor
 from service.children import command_line, process_info, session_members
 from service.config import Config
 from service.queue import solve_job_id
@@ -215,7 +215,7 @@ class Unhealthy(http.server.BaseHTTPRequestHandler):
 
 
 def test_a_web_that_stops_answering_healthz_is_hung_one_that_answers_503_is_not(monkeypatch):
-    monkeypatch.setattr(processes, "HEALTH_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr(supervisor, "HEALTH_TIMEOUT_SECONDS", 0.2)
     web = Child("web", lambda: subprocess.Popen(["true"]), Backoff(1, 1))
     # Accepts connections (into its backlog) and never answers: a hung web.
     with socket.create_server(("127.0.0.1", 0)) as silent:
