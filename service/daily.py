@@ -36,6 +36,17 @@ def is_revealed(day: date) -> bool:
     return day < today()
 
 
+def revealed_at(day: date) -> datetime:
+    """When the daily of day is over (00:00 UTC of the next day): its seed and every line
+    of play on it (the optimal one, other players' runs) become public."""
+    return datetime.combine(day + timedelta(days=1), time.min, UTC)
+
+
+def time_until_revealed(day: date) -> timedelta:
+    """How long until the daily of day is over (negative once it is)."""
+    return revealed_at(day) - CLOCK.now()
+
+
 def starts_within(day: date, span: timedelta) -> bool:
     """True once the daily of day starts (00:00 UTC) within span from now, or has started."""
     return datetime.combine(day, time.min, UTC) - CLOCK.now() <= span

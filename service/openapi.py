@@ -28,8 +28,9 @@ ERROR_DESCRIPTIONS = {
     400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a number that is "
     "not an integer, a string that is not Unicode text, a value of the wrong type or shape "
     "(an action's included), an invalid seed",
-    403: "Refused: a write that is not JSON or not from this site, or a daily's line that "
-    "is not public yet",
+    403: "Refused: a write that is not JSON or not from this site, or a line of play on a "
+    "daily whose day is not over (whoever asks: `line_opens_at` and Retry-After say when it "
+    "opens)",
     404: "No such game, puzzle, daily, attempt or run (or not yours, or not public yet)",
     409: "Conflict: the answer says the current state (an attempt's, or that the daily is over)",
     413: "The request body is larger than the documented limit",
@@ -47,7 +48,15 @@ ERROR_SCHEMA: Schema = {
         "status": {"type": "integer", "description": "The HTTP status code"},
         "index": {"type": "integer", "description": "422: the index of the illegal action"},
         "reason": {"type": "string", "description": "422: the rule the action broke"},
-        "retry_after": {"type": "integer", "description": "429 and 503: seconds to wait"},
+        "retry_after": {
+            "type": "integer",
+            "description": "429 and 503, and 403 for a line not public yet: seconds to wait",
+        },
+        "line_opens_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "403 for a line not public yet: when it opens (00:00 UTC)",
+        },
     },
 }
 
@@ -140,8 +149,8 @@ def _error_responses(statuses: Iterable[int]) -> dict[int, Answer]:
     error_ref = {"$ref": "#/components/schemas/Error"}
     responses = {}
     for status in statuses:
-        retry = status in (429, 503)
-        headers = {"Retry-After": "Seconds until a new request is allowed"} if retry else {}
+        retry = status in (403, 429, 503)
+        headers = {"Retry-After": "Seconds until a new request may pass"} if retry else {}
         responses[status] = Answer(ERROR_DESCRIPTIONS[status], error_ref, headers)
     return responses
 

@@ -7,7 +7,8 @@ of them that has one:
    the next day's once its day is near, see `urgency_of`); the name is the
    single queue's of earlier releases, so jobs left there still run;
 2. "solve-practice": practice seeds that players are waiting on;
-3. "solve-archive": dailies of past days, recorded when the archive first shows them;
+3. "solve-archive": dailies of past days, recorded when the archive first shows them
+   (and queued by the planning run's sweep: a GET never queues work);
 4. "solve-coming": the dailies of the coming days, which have hours or days to spare;
 5. "solve-retry": solves that failed (say over their time or memory bound),
    tried again once nothing more urgent waits.

@@ -15,6 +15,7 @@ from rq.job import Job
 from puzzles import GAMES, get_game
 from service import daily
 from service.api import dailies
+from service.clock import Clock
 from service.jobs import store_solution
 from service.players import COOKIE_NAME
 from service.queue import solve_job_id
@@ -35,7 +36,7 @@ GAME_NAMES = sorted(GAMES)
 games = pytest.mark.parametrize("game_name", GAME_NAMES)
 PUZZLE_KEYS = {
     "game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak",
-    "commitment",
+    "commitment", "line_opens_at",
 }  # fmt: skip
 PRACTICE_SEED = "api-practice"
 
@@ -78,6 +79,7 @@ def test_today_has_one_puzzle_per_game_with_its_commitment_and_no_seed(client: F
         )
         assert puzzle["number"] == daily.puzzle_number(today)
         assert puzzle["date"] == today.isoformat()
+        assert puzzle["line_opens_at"] == daily.revealed_at(today).isoformat()
         assert (puzzle["status"], puzzle["optimum"]) == ("pending", None)
 
 
@@ -165,6 +167,7 @@ def test_todays_and_coming_dailies_are_never_reachable_by_seed(
     actions = over_run(get_game(puzzle.game), puzzle.seed)
     base = f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}"
     answers = [client.get(base + path) for path in ("", "/leaderboard", "/solution")]
+    answers.append(client.post(base, json={}))
     answers.append(submit(client, puzzle, actions))
     answers.append(client.post(f"/api/v1/play/{puzzle.game}/{puzzle.seed}", json={"actions": []}))
     for answer in answers:
@@ -176,13 +179,14 @@ def test_todays_and_coming_dailies_are_never_reachable_by_seed(
 def test_a_daily_seed_not_yet_recorded_is_still_hidden(client: FlaskClient, api_store: Store):
     seed = daily.daily_seed(DAILY_KEY, FINISHING_GAME, daily.today())
     assert client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").status_code == 404
+    assert client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", json={}).status_code == 404
     assert api_store.pending_puzzles() == []
 
 
 def test_a_past_daily_seed_is_recognised_as_that_daily(client: FlaskClient):
     yesterday = daily.today() - timedelta(days=1)
     seed = daily.daily_seed(DAILY_KEY, FINISHING_GAME, yesterday)
-    body = client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").get_json()
+    body = client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", json={}).get_json()
     assert (body["date"], body["number"]) == (yesterday.isoformat(), daily.puzzle_number(yesterday))
     assert body["seed"] == seed
 
@@ -191,11 +195,12 @@ def test_a_past_daily_seed_is_recognised_as_that_daily(client: FlaskClient):
 
 
 @games
-def test_a_new_seed_is_recorded_pending_and_queued_for_solving(
+def test_a_new_seed_asked_for_is_recorded_pending_and_queued_for_solving(
     game_name: str, client: FlaskClient, api_store: Store, redis_url: str
 ):
-    response = client.get(f"/api/v1/puzzles/{game_name}/{PRACTICE_SEED}")
-    assert response.status_code == 200
+    path = f"/api/v1/puzzles/{game_name}/{PRACTICE_SEED}"
+    response = client.post(path, json={})
+    assert response.status_code == 202
     body = response.get_json()
     rules_version = GAMES[game_name].rules_version
     assert body == {
@@ -208,10 +213,35 @@ def test_a_new_seed_is_recorded_pending_and_queued_for_solving(
         "optimum": None,
         "tiebreak": None,
         "commitment": daily.commitment(game_name, rules_version, PRACTICE_SEED),
+        "line_opens_at": None,
     }
     assert api_store.get_puzzle(game_name, PRACTICE_SEED, rules_version) is not None
     job_id = solve_job_id(game_name, PRACTICE_SEED, rules_version)
     assert Job.exists(job_id, connection=redis.Redis.from_url(redis_url))
+    again = client.post(path, json={})
+    assert (again.status_code, again.get_json()) == (200, body)
+    assert (client.get(path).status_code, client.get(path).get_json()) == (200, body)
+
+
+def test_a_get_never_queues_work_and_an_unknown_seed_says_how_to_ask_for_it(
+    client: FlaskClient, api_store: Store, redis_url: str
+):
+    """A page of another site can make its visitors' browsers GET anything: no GET may
+    record a seed or spend the solver's queues and the visitors' budgets."""
+    path = f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE_SEED}"
+    for asked in ("", "/leaderboard", "/solution"):
+        answer = client.get(path + asked, headers={"Sec-Fetch-Site": "cross-site"})
+        assert answer.status_code == 404
+        assert (
+            f"POST /api/v1/puzzles/{FINISHING_GAME}/<seed> and the JSON body {{}}"
+            in (answer.get_json()["error"])
+        )
+    cross_site = client.post(path, json={}, headers={"Sec-Fetch-Site": "cross-site"})
+    assert cross_site.status_code == 403
+    assert client.post(path, data="{}", content_type="text/plain").status_code == 403
+    assert client.post(path, json={"seed": "x"}).status_code == 400
+    assert api_store.pending_puzzles() == []
+    assert redis.Redis.from_url(redis_url).keys("rq:job:*") == []
 
 
 def test_the_games_are_listed(client: FlaskClient):
@@ -415,23 +445,28 @@ def test_a_forged_player_cookie_is_a_new_player(client: FlaskClient, api_store: 
 # Solutions
 
 
-def test_todays_solution_is_hidden_until_the_players_attempt_is_over(
-    client: FlaskClient, api_store: Store
+def test_todays_solution_is_hidden_from_everyone_until_the_day_is_over(
+    client: FlaskClient, api_store: Store, clock: Clock
 ):
     puzzle = todays_daily(api_store, FINISHING_GAME)
     result = record_solved(api_store, puzzle)
     path = f"/api/v1/daily/{daily.today()}/{puzzle.game}/solution"
+    opens = daily.revealed_at(puzzle.daily_date)
     hidden = client.get(path)
     assert hidden.status_code == 403
-    assert hidden.get_json()["error"]
-    actions = finished_run(get_game(puzzle.game), puzzle.seed, 1)
-    play_attempt(client, puzzle, actions[:-1])
+    assert hidden.get_json()["line_opens_at"] == opens.isoformat()
+    assert "00:00 UTC" in hidden.get_json()["error"]
+    # The player whose attempt is over is refused too: a second identity of theirs would
+    # play the line as its official run.
+    play_attempt(client, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1))
     assert client.get(path).status_code == 403
-    play_attempt(client, puzzle, actions)
+    clock.set(opens - timedelta(seconds=1))
+    assert client.get(path).status_code == 403
+    clock.set(opens)
     shown = client.get(path)
     assert shown.status_code == 200
     assert shown.get_json()["actions"] == result.actions
-    assert shown.get_json()["seed"] is None
+    assert shown.get_json()["seed"] == puzzle.seed
 
 
 def test_a_past_daily_and_a_practice_solution_are_public(client: FlaskClient, api_store: Store):
@@ -446,7 +481,7 @@ def test_a_past_daily_and_a_practice_solution_are_public(client: FlaskClient, ap
 
 
 def test_an_unsolved_solution_is_202_pending(client: FlaskClient):
-    client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE_SEED}")
+    client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE_SEED}", json={})
     response = client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE_SEED}/solution")
     assert response.status_code == 202
     assert (response.get_json()["status"], response.get_json()["actions"]) == ("pending", None)
@@ -510,8 +545,10 @@ def test_new_seeds_over_the_limit_get_429_but_known_ones_are_served(make_app):
     app = make_app(RALLY_NEW_SEEDS_PER_HOUR="1")
     client = client_of(app)
     game_name = FINISHING_GAME
-    assert client.get(f"/api/v1/puzzles/{game_name}/first-seed").status_code == 200
-    assert client.get(f"/api/v1/puzzles/{game_name}/second-seed").status_code == 429
+    ask = functools.partial(client.post, json={})
+    assert ask(f"/api/v1/puzzles/{game_name}/first-seed").status_code == 202
+    assert ask(f"/api/v1/puzzles/{game_name}/second-seed").status_code == 429
+    assert ask(f"/api/v1/puzzles/{game_name}/first-seed").status_code == 200
     assert client.get(f"/api/v1/puzzles/{game_name}/first-seed").status_code == 200
     store = app.extensions["rally"].store
     assert store.get_puzzle(game_name, "second-seed", GAMES[game_name].rules_version) is None

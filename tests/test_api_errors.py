@@ -183,6 +183,7 @@ def test_an_oversized_body_is_a_413_naming_the_limit(make_app):
         (f"/api/v1/puzzles/{GAME_NAME}/bad%20seed", 400),
         (f"/api/v1/puzzles/{GAME_NAME}/{'s' * 65}", 400),
         (f"/api/v1/puzzles/{GAME_NAME}/bad.seed/solution", 400),
+        (f"/api/v1/puzzles/{GAME_NAME}/never-requested", 404),
         (f"/api/v1/puzzles/{GAME_NAME}/never-requested/leaderboard", 404),
         (f"/api/v1/puzzles/{GAME_NAME}/never-requested/solution", 404),
         ("/api/v1/runs/bad%20id", 404),

@@ -32,6 +32,7 @@ from tests.api_fixtures import (
     FINISHING_GAME,
     client_of,
     finished_run,
+    over_run,
     play_attempt,
     start_attempt,
     todays_daily,
@@ -125,9 +126,11 @@ class Recorder:
     def __init__(self, client: FlaskClient) -> None:
         self.client = client
         self.seen: list[str] = []
+        self.answers: list[Any] = []
 
     def __call__(self, method: str, path: str, **kwargs: Any) -> Any:
         answer = self.client.open(path, method=method, **kwargs)
+        self.answers.append(answer)
         # The answer only: the request's path may hold a seed the test itself sent.
         self.seen.append(f"{answer.status_code} {answer.headers} {answer.get_data(as_text=True)}")
         return answer
@@ -200,6 +203,69 @@ def test_no_answer_page_or_log_line_of_the_day_contains_its_seed(
     for puzzle in puzzles.values():
         assert puzzle.seed not in everything
         assert puzzle.seed.split("-")[1] not in everything
+
+
+# No line of today's play reaches a second identity
+
+
+def lines_in(value: Any) -> list[Any]:
+    """Every line of play in an answer: the lists under an `actions` or `witness` key."""
+    if isinstance(value, list):
+        return [line for item in value for line in lines_in(item)]
+    if not isinstance(value, dict):
+        return []
+    found = [v for k, v in value.items() if k in ("actions", "witness") and v is not None]
+    return found + [line for v in value.values() for line in lines_in(v)]
+
+
+def ask_for_every_line(who: Recorder, puzzle: PuzzleRecord, run_ids: list[str]) -> None:
+    """What a player may ask for to learn a line of play on today's daily."""
+    base = f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}"
+    who("GET", f"{base}/solution")
+    who("POST", f"{base}/play", json={"actions": []})
+    who("GET", f"{base}/leaderboard")
+    who("GET", "/api/v1/players/me/runs")
+    for run_id in run_ids:
+        who("GET", f"/api/v1/runs/{run_id}")
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_finished_attempt_hands_no_line_to_a_second_identity(
+    game: str, app: Flask, api_store: Store, clock: Clock
+):
+    """The cheat of two cookies: a throwaway identity plays the daily out badly and asks for
+    every line of play on it (the optimal one, the best player's, practice play), for a
+    second identity to play as its official run. Neither learns more than its own play
+    showed until the day is over; then everyone sees every line."""
+    puzzle = todays_daily(api_store, game)
+    witness = solve(game, puzzle.seed).actions
+    store_solution(api_store, puzzle.id, solve(game, puzzle.seed))
+    adas_run = play_attempt(client_of(app), puzzle, witness, name="Ada")["run"]
+    scout, second = Recorder(client_of(app)), Recorder(client_of(app))
+    scouted = over_run(get_game(game), puzzle.seed)
+    scouts_run = play_attempt(scout.client, puzzle, scouted)["run"]
+
+    ask_for_every_line(scout, puzzle, [adas_run, scouts_run])
+    start_attempt(second.client, puzzle)
+    ask_for_every_line(second, puzzle, [adas_run, scouts_run])
+
+    opens = daily.revealed_at(puzzle.daily_date)
+    for who, own_line in ((scout, scouted), (second, None)):
+        answers = who.answers
+        assert [a.status_code for a in answers[:2]] == [403, 403]
+        for refused in answers[:2]:
+            assert refused.get_json()["line_opens_at"] == opens.isoformat()
+            assert int(refused.headers["Retry-After"]) >= 1
+        seen = [line for answer in answers for line in lines_in(answer.get_json())]
+        assert all(line == own_line for line in seen), "a line of play reached another player"
+
+    clock.set(opens)
+    after = Recorder(client_of(app))
+    ask_for_every_line(after, puzzle, [adas_run, scouts_run])
+    answers = after.answers
+    assert [a.status_code for a in answers[:2]] == [200, 200]
+    seen = [line for answer in answers for line in lines_in(answer.get_json())]
+    assert witness in seen and scouted in seen
 
 
 # Writes from other sites
@@ -317,7 +383,7 @@ def test_a_past_daily_of_older_rules_keeps_its_results_and_is_practised_under_th
     assert [(e["name"], e["score"]) for e in board["entries"]] == [("Old", 999)]
     run = client.get(f"/api/v1/runs/{stored_run.id}").get_json()
     assert (run["score"], run["rules_version"]) == (999, old_rules(game))
-    practice = client.get(f"/api/v1/puzzles/{game}/{seed}").get_json()
+    practice = client.post(f"/api/v1/puzzles/{game}/{seed}", json={}).get_json()
     assert practice["rules_version"] == GAMES[game].rules_version
     assert (practice["date"], practice["status"]) == (None, "pending")
     actions = finished_run(get_game(game), seed)

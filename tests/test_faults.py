@@ -134,7 +134,7 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
             json={"actions": over_run(GAMES[GAME], "practice-while-down")},
         )
         assert submitted.status_code == 201
-        asked = client.get(f"/api/v1/puzzles/{GAME}/asked-while-redis-was-down")
+        asked = client.post(f"/api/v1/puzzles/{GAME}/asked-while-redis-was-down", json={})
         assert asked.get_json()["status"] == "pending"
 
         private.start()

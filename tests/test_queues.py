@@ -57,7 +57,7 @@ def queued(connection: redis.Redis, urgency: Urgency) -> list[str]:
 
 
 def ask_for(client: FlaskClient, seed: str):
-    return client.get(f"/api/v1/puzzles/{GAME}/{seed}")
+    return client.post(f"/api/v1/puzzles/{GAME}/{seed}", json={})
 
 
 def job_ids_of(puzzles: list[PuzzleRecord]) -> list[str]:
@@ -188,7 +188,7 @@ def test_a_coming_daily_moves_ahead_of_the_practice_seeds_as_its_day_nears(
 def test_a_new_seed_over_the_total_cap_gets_503_and_records_nothing(make_app):
     app = make_app(RALLY_MAX_PENDING_SOLVES="2")
     store = app.extensions["rally"].store
-    assert [ask_for(client_of(app), f"total-{n}").status_code for n in range(2)] == [200, 200]
+    assert [ask_for(client_of(app), f"total-{n}").status_code for n in range(2)] == [202, 202]
     refused = ask_for(client_of(app), "total-2")
     assert_retry_after(refused, 503)
     assert "busy" in refused.get_json()["error"]
@@ -198,55 +198,57 @@ def test_a_new_seed_over_the_total_cap_gets_503_and_records_nothing(make_app):
 
 def test_a_seed_refused_for_a_full_queue_spends_none_of_the_clients_budget(make_app, connection):
     app = make_app(RALLY_MAX_PENDING_SOLVES="1", RALLY_NEW_SEEDS_PER_HOUR="1")
-    assert ask_for(client_of(app), "fills-it").status_code == 200
+    assert ask_for(client_of(app), "fills-it").status_code == 202
     client = client_of(app)
     assert ask_for(client, "refused-first").status_code == 503
     solve_queue(connection, Urgency.PRACTICE).empty()  # as a worker taking the waiting solve
-    assert ask_for(client, "refused-first").status_code == 200
+    assert ask_for(client, "refused-first").status_code == 202
 
 
 def test_one_client_may_have_only_so_many_solves_waiting(make_app, connection):
     app = make_app(RALLY_MAX_PENDING_SOLVES_PER_CLIENT="2")
     client = client_of(app)
-    assert [ask_for(client, f"mine-{n}").status_code for n in range(2)] == [200, 200]
+    assert [ask_for(client, f"mine-{n}").status_code for n in range(2)] == [202, 202]
     assert_retry_after(ask_for(client, "mine-2"), 429)
     assert app.extensions["rally"].store.get_puzzle(GAME, "mine-2", RULES) is None
-    assert ask_for(client_of(app), "theirs").status_code == 200
+    assert ask_for(client_of(app), "theirs").status_code == 202
     assert len(queued(connection, Urgency.PRACTICE)) == 3
 
 
 def test_a_client_may_ask_again_once_a_solve_of_theirs_ended(make_app, service_env, connection):
     app = make_app(database=service_env.database_url, RALLY_MAX_PENDING_SOLVES_PER_CLIENT="1")
     client = client_of(app)
-    assert ask_for(client, "cap-b").status_code == 200
+    assert ask_for(client, "cap-b").status_code == 202
     assert ask_for(client, "cap-a").status_code == 429
     work_until_empty(connection)
-    assert ask_for(client, "cap-b").get_json()["status"] == "solved"
-    assert ask_for(client, "cap-a").status_code == 200
+    known = ask_for(client, "cap-b")
+    assert (known.status_code, known.get_json()["status"]) == (200, "solved")
+    assert ask_for(client, "cap-a").status_code == 202
 
 
-def test_past_dailies_count_against_the_caps_and_wait_pending_beyond_them(make_app, connection):
-    app = make_app(RALLY_MAX_PENDING_SOLVES=str(len(GAMES)))
-    today = daily.today()
-    archive_reader = client_of(app)
-    first = archive_reader.get(f"/api/v1/daily/{today - timedelta(days=2)}")
-    assert first.status_code == 200
-    assert len(queued(connection, Urgency.ARCHIVE)) == len(GAMES)
-    assert_retry_after(ask_for(client_of(app), "behind-the-archive"), 503)
-    # The archive still shows a day once the queue is full; its solves wait for the sweep.
-    second = client_of(app).get(f"/api/v1/daily/{today - timedelta(days=3)}")
-    assert second.status_code == 200
-    assert {puzzle["status"] for puzzle in second.get_json()["puzzles"]} == {"pending"}
-    assert len(queued(connection, Urgency.ARCHIVE)) == len(GAMES)
-    assert queued(connection, Urgency.PRACTICE) == []
-
-
-def test_todays_dailies_are_never_capped(make_app, connection):
-    app = make_app(RALLY_MAX_PENDING_SOLVES="1", RALLY_MAX_PENDING_SOLVES_PER_CLIENT="1")
+def test_a_get_of_a_day_queues_nothing_and_the_sweep_queues_its_dailies_past_any_cap(
+    make_app, connection, service_env
+):
+    """Reading a day records its dailies (one per game, derived from the key) and queues
+    no work; the planning run's sweep queues them, today's first, whatever the caps on
+    the solves players cause."""
+    app = make_app(
+        database=service_env.database_url,
+        RALLY_MAX_PENDING_SOLVES="1",
+        RALLY_MAX_PENDING_SOLVES_PER_CLIENT="1",
+    )
+    store = app.extensions["rally"].store
     client = client_of(app)
-    assert ask_for(client, "fills-the-queue").status_code == 200
-    assert client.get("/api/v1/daily").status_code == 200
-    assert len(queued(connection, Urgency.TODAY)) == len(GAMES)
+    assert ask_for(client, "fills-the-queue").status_code == 202
+    past = daily.today() - timedelta(days=2)
+    for day in (daily.today(), past):
+        shown = client.get(f"/api/v1/daily/{day}")
+        assert shown.status_code == 200
+        assert {puzzle["status"] for puzzle in shown.get_json()["puzzles"]} == {"pending"}
+    assert queued(connection, Urgency.TODAY) == queued(connection, Urgency.ARCHIVE) == []
+    jobs.sweep_pending(store, service_env, connection)
+    for urgency, day in ((Urgency.TODAY, daily.today()), (Urgency.ARCHIVE, past)):
+        assert sorted(queued(connection, urgency)) == sorted(job_ids_of(store.daily_puzzles(day)))
 
 
 # Bounded solves

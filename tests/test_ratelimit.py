@@ -171,11 +171,11 @@ def test_every_address_of_one_ipv6_64_shares_its_budget(make_app):
     def new_seed(address: str, seed: str) -> int:
         client = app.test_client()
         client.environ_base["REMOTE_ADDR"] = address
-        return client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").status_code
+        return client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", json={}).status_code
 
-    assert new_seed("2001:db8:7:1::a", "v6-first") == 200
+    assert new_seed("2001:db8:7:1::a", "v6-first") == 202
     assert new_seed("2001:db8:7:1:ffff::b", "v6-second") == 429
-    assert new_seed("2001:db8:7:2::a", "v6-third") == 200  # the next /64
+    assert new_seed("2001:db8:7:2::a", "v6-third") == 202  # the next /64
 
 
 def test_limits_hold_in_memory_while_redis_is_down_and_redis_counts_again_after(
@@ -203,9 +203,10 @@ def test_new_seeds_over_the_limit_are_refused_while_redis_is_down(make_app):
     app = make_app(redis="redis://127.0.0.1:1/0", RALLY_NEW_SEEDS_PER_HOUR="2")
     client = client_of(app)
     statuses = [
-        client.get(f"/api/v1/puzzles/{FINISHING_GAME}/down-{n}").status_code for n in range(3)
+        client.post(f"/api/v1/puzzles/{FINISHING_GAME}/down-{n}", json={}).status_code
+        for n in range(3)
     ]
-    assert statuses == [200, 200, 429]
+    assert statuses == [202, 202, 429]
 
 
 # The client's address behind proxies
@@ -215,23 +216,25 @@ def ask_through_proxy(app: Flask, forwarded_for: str, seed: str) -> int:
     """A new seed asked for by a client whose proxy (10.3.0.1) says it is forwarded_for."""
     client = app.test_client()
     client.environ_base["REMOTE_ADDR"] = "10.3.0.1"
-    answer = client.get(
-        f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", headers={"X-Forwarded-For": forwarded_for}
+    answer = client.post(
+        f"/api/v1/puzzles/{FINISHING_GAME}/{seed}",
+        json={},
+        headers={"X-Forwarded-For": forwarded_for},
     )
     return answer.status_code
 
 
 def test_behind_one_proxy_each_client_has_its_own_budget(make_app):
     app = make_app(RALLY_NEW_SEEDS_PER_HOUR="1", RALLY_TRUSTED_PROXIES="1")
-    assert ask_through_proxy(app, "198.51.100.1", "proxied-a") == 200
-    assert ask_through_proxy(app, "198.51.100.2", "proxied-b") == 200
+    assert ask_through_proxy(app, "198.51.100.1", "proxied-a") == 202
+    assert ask_through_proxy(app, "198.51.100.2", "proxied-b") == 202
     # A client's own X-Forwarded-For is the left part, which one trusted proxy does not vouch for.
     assert ask_through_proxy(app, "192.0.2.99, 198.51.100.1", "proxied-c") == 429
 
 
 def test_without_proxies_x_forwarded_for_is_ignored(make_app):
     app = make_app(RALLY_NEW_SEEDS_PER_HOUR="1")
-    assert ask_through_proxy(app, "198.51.100.1", "direct-a") == 200
+    assert ask_through_proxy(app, "198.51.100.1", "direct-a") == 202
     assert ask_through_proxy(app, "198.51.100.2", "direct-b") == 429
 
 

@@ -99,10 +99,13 @@ def serve(
         assert [pid for pid in started if alive(pid)] == []
 
 
-def ask(url: str) -> int | None:
-    """The HTTP status of a GET of url; None when no answer came within ANSWER_SECONDS."""
+def ask(url: str, body: bytes | None = None) -> int | None:
+    """The HTTP status of a GET of url, or of a JSON POST of body; None when no answer came
+    within ANSWER_SECONDS."""
+    headers = {} if body is None else {"Content-Type": "application/json"}
     try:
-        with urllib.request.urlopen(url, timeout=ANSWER_SECONDS) as answer:
+        request = urllib.request.Request(url, data=body, headers=headers)
+        with urllib.request.urlopen(request, timeout=ANSWER_SECONDS) as answer:
             return answer.status
     except urllib.error.HTTPError as error:
         return error.code
@@ -175,8 +178,8 @@ def test_a_puzzle_asked_for_while_redis_is_down_is_queued_once_it_is_back(serve:
         assert time.monotonic() < deadline
         time.sleep(0.1)
     game, seed = "crazy-rally", "asked-while-redis-was-down"
-    status = ask(serve.url(f"/api/v1/puzzles/{game}/{seed}"))
-    assert status == 200  # recorded as pending, and not queued: Redis is down
+    status = ask(serve.url(f"/api/v1/puzzles/{game}/{seed}"), b"{}")
+    assert status == 202  # recorded as pending, and not queued: Redis is down
     assert ask(serve.url("/healthz")) == 503  # it still was
     wait_for_http(serve.url("/healthz"), seconds=COME_BACK_SECONDS)
     connection = redis.Redis.from_url(config.redis_url)

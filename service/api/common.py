@@ -2,13 +2,15 @@
 puzzle visibility and the engine helpers.
 
 Visibility is decided here once: a daily is hidden (its seed shown nowhere, the
-puzzle unreachable by seed) until its day is over; a practice puzzle never is.
+puzzle unreachable by seed, no line of play on it shown to anyone) until its day is
+over; a practice puzzle never is.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request
@@ -116,6 +118,7 @@ PUZZLE = api.schema(
             "optimum",
             "tiebreak",
             "commitment",
+            "line_opens_at",
         ],
         "properties": {
             "game": GAME_NAME,
@@ -141,6 +144,13 @@ PUZZLE = api.schema(
                 "type": "string",
                 "pattern": "^[0-9a-f]{64}$",
                 "description": 'sha256("<game>:<rules_version>:<seed>") in hex',
+            },
+            "line_opens_at": {
+                "type": ["string", "null"],
+                "format": "date-time",
+                "description": "A daily's end (00:00 UTC of the next day), when its seed "
+                "and every line of play on it (its optimal line, other players' runs, "
+                "practice play) open to everyone; null for practice",
             },
         },
     },
@@ -215,8 +225,34 @@ def is_hidden(puzzle: PuzzleRecord) -> bool:
     return is_secret_day(puzzle.daily_date)
 
 
+def line_opens_at(puzzle: PuzzleRecord) -> datetime | None:
+    """When the puzzle's lines of play become public: a daily's at the end of its day;
+    None for a practice puzzle, whose lines are public from the start."""
+    return None if puzzle.daily_date is None else daily.revealed_at(puzzle.daily_date)
+
+
+def check_line_open(puzzle: PuzzleRecord, what: str) -> None:
+    """Refuse (403) to show what (a line of play on the puzzle) while the puzzle is a
+    hidden daily, whoever asks: a player whose attempt is over could hand the line to a
+    second identity of theirs, which would then play it as its official run. The answer
+    says when it opens (`line_opens_at`, and Retry-After in seconds)."""
+    if not is_hidden(puzzle):
+        return
+    assert puzzle.daily_date is not None, "only a daily is ever hidden"
+    opens = daily.revealed_at(puzzle.daily_date)
+    error = ApiError.retry_later(
+        403,
+        f"{what} opens to everyone once the daily's day is over, at {opens:%H:%M} UTC "
+        f"({opens.isoformat()})",
+        max(1, math.ceil(daily.time_until_revealed(puzzle.daily_date).total_seconds())),
+    )
+    error.fields["line_opens_at"] = opens.isoformat()
+    raise error
+
+
 def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
     """The puzzle as the contract shows it: a hidden daily's seed is null."""
+    opens = line_opens_at(puzzle)
     return {
         "game": puzzle.game,
         "seed": None if is_hidden(puzzle) else puzzle.seed,
@@ -227,6 +263,7 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
         "optimum": puzzle.optimum,
         "tiebreak": puzzle.tiebreak,
         "commitment": daily.commitment(puzzle.game, puzzle.rules_version, puzzle.seed),
+        "line_opens_at": None if opens is None else opens.isoformat(),
     }
 
 
@@ -237,14 +274,6 @@ def puzzle_by_id(puzzle_id: int) -> PuzzleRecord:
     )
     assert puzzle is not None, "attempts and runs keep their puzzle by a foreign key"
     return puzzle
-
-
-def attempt_is_over(puzzle: PuzzleRecord, player_id: str | None) -> bool:
-    """True when the player has played their attempt of the puzzle to its end."""
-    if player_id is None:
-        return False
-    attempt = services().store.find_attempt(puzzle.id, player_id)
-    return attempt is not None and attempt.over
 
 
 def parse_day(day: str) -> date:

@@ -2,15 +2,15 @@
 coming days' commitments, and a daily's leaderboard, solution and practice play.
 
 Playing a daily of its day goes through an attempt (service.api.attempts); its
-practice play here opens to a player whose attempt is over, and to everyone
-once the day is over.
+practice play and its solution here open to everyone once the day is over, and
+to no one before.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from flask import Response, current_app, jsonify, request
@@ -24,6 +24,7 @@ from service.api.common import (
     GAME_NAME,
     PUZZLE,
     api,
+    check_line_open,
     engine_answer,
     published_day,
     puzzle_json,
@@ -34,14 +35,9 @@ from service.api.puzzles import (
     LEADERBOARD,
     SOLUTION_RESPONSES,
     leaderboard_answer,
-    may_see_line,
     solution_answer,
 )
-from service.clock import CLOCK
-from service.errors import ApiError
 from service.openapi import Answer
-from service.queue import request_solve
-from service.ratelimit import client_key
 from service.store import PuzzleRecord
 
 # Cache lifetimes of daily GETs: short while a puzzle may still change (pending).
@@ -117,7 +113,12 @@ def _pick_stored(day: date) -> dict[str, PuzzleRecord]:
 
 def current_dailies(day: date) -> list[PuzzleRecord]:
     """The day's puzzle of every game, by game, recording missing ones (and today's or a
-    coming one that is stored only under older rules) under the current rules."""
+    coming one that is stored only under older rules) under the current rules.
+
+    Recording is all a read does: one puzzle per game and day, derived from the key, so
+    no request can make more. It queues no work; the planning job's sweep queues every
+    pending puzzle (service.jobs.plan_dailies), a past day's in the archive queue.
+    """
     picked = _pick_stored(day)
     for name, game in GAMES.items():
         stored = picked.get(name)
@@ -125,9 +126,6 @@ def current_dailies(day: date) -> list[PuzzleRecord]:
         if stored is None or (outdated and not daily.is_revealed(day)):
             picked[name] = daily.ensure_daily(
                 services().store, services().config.daily_key, name, day
-            )
-            request_solve(
-                name, picked[name].seed, services().config, daily_date=day, client=client_key()
             )
     return [picked[name] for name in sorted(picked)]
 
@@ -137,9 +135,7 @@ def daily_of(day: date, game: str) -> PuzzleRecord:
 
 
 def _seconds_to_midnight() -> int:
-    now = CLOCK.now()
-    midnight = datetime.combine(now.date() + timedelta(days=1), time.min, UTC)
-    return max(1, int((midnight - now).total_seconds()))
+    return max(1, int(daily.time_until_revealed(daily.today()).total_seconds()))
 
 
 def _max_age(day: date, puzzles: list[PuzzleRecord]) -> int:
@@ -254,8 +250,8 @@ def get_daily_leaderboard(day: str, game: str) -> Response:
     errors=[403, 404],
 )
 def get_daily_solution(day: str, game: str) -> tuple[Response, int]:
-    """The solver's optimal run of the daily: once its day is over, or to a player whose
-    attempt of it is over (403 otherwise)."""
+    """The solver's optimal run of the daily, once its day is over; before, a 403 whoever
+    asks (a player whose attempt is over included), saying when it opens."""
     return solution_answer(daily_of(published_day(day), game))
 
 
@@ -269,13 +265,10 @@ def get_daily_solution(day: str, game: str) -> tuple[Response, int]:
 )
 def play_daily(day: str, game: str, body: dict[str, Any]) -> Response:
     """The view and legal actions after some actions from the daily's start, stored
-    nowhere: for a player whose attempt of it is over, or anyone once its day is over
-    (403 otherwise). A daily of older rules is practised under the current rules."""
+    nowhere, once its day is over; before, a 403 whoever asks, saying when it opens. A
+    daily of older rules is practised under the current rules."""
     puzzle = daily_of(published_day(day), game)
-    if not may_see_line(puzzle):
-        raise ApiError(
-            403, "practice of a daily opens once your attempt of it is over, or after its day"
-        )
+    check_line_open(puzzle, "practice of this daily")
     engine = GAMES[game]
     actions = body["actions"]
     return jsonify(

@@ -1,4 +1,5 @@
-"""Practice puzzles by seed: the puzzle, its leaderboard and its solution.
+"""Practice puzzles by seed: asking for one (a write, which records and queues a new
+seed), the puzzle, its leaderboard and its solution.
 
 A seed is reachable here when it is a practice seed or a past daily whose day
 is over; today's and coming dailies are not, whoever knows their seed (they are
@@ -12,7 +13,7 @@ from typing import Any
 from flask import Response, jsonify
 
 from puzzles import GAMES
-from service import daily, players
+from service import daily
 from service.api.common import (
     GAME_NAME,
     NULLABLE_INT,
@@ -20,7 +21,7 @@ from service.api.common import (
     SECRET_SEED,
     TOKEN_ID,
     api,
-    attempt_is_over,
+    check_line_open,
     is_hidden,
     puzzle_json,
     services,
@@ -89,6 +90,9 @@ SOLUTION = api.schema(
         },
     },
 )
+# Asking for a practice puzzle takes nothing but the path; the body is an empty object, sent
+# as JSON like every write so that no page of another site can send it.
+ASK_BODY = {"type": "object", "additionalProperties": False}
 SOLUTION_RESPONSES = {
     200: Answer("The optimal run (actions null when solving failed)", SOLUTION),
     202: Answer("Not solved yet: poll again later", SOLUTION),
@@ -108,8 +112,10 @@ def _no_practice_puzzle(game: str) -> ApiError:
     # The seed is not repeated: it may be a daily's, which no answer shows before its day ends.
     return ApiError(
         404,
-        f"no practice puzzle of {game} with this seed (today's and coming dailies are "
-        f"played by date: POST /api/v1/daily/{{date}}/{game}/attempt)",
+        f"no practice puzzle of {game} has this seed yet: ask for one with POST "
+        f"/api/v1/puzzles/{game}/<seed> and the JSON body {{}}. Today's and coming dailies "
+        f"are never reachable by seed: they are played by date (POST "
+        f"/api/v1/daily/<date>/{game}/attempt)",
     )
 
 
@@ -145,31 +151,34 @@ def refused_solve(refusal: SolveRefusal) -> ApiError:
     return ApiError.retry_later(status, refusal.message, refusal.retry_after)
 
 
-def practice_puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
+def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
     """The stored practice puzzle, else a new one queued for solving (rate limited, and
-    refused while the solver's queues are full).
+    refused while the solver's queues are full); True when it is new. Only writes call
+    this: a GET never queues work, or a page of another site could spend its visitors'
+    budgets filling the solver's queues.
 
     The seed of a past daily is recorded as that daily, unless the daily of that
     date is stored already under other rules: then the seed is a practice
     puzzle under the current rules, and the daily keeps its own results.
     """
     puzzle = practice_puzzle_allowed(game, seed)
-    if puzzle is None:
-        store, config = services().store, services().config
-        day = daily.daily_date_of(config.daily_key, game, seed)
-        if day is not None and any(p.game == game for p in store.daily_puzzles(day)):
-            day = None
-        refusal = solve_refusal(day, client_key(), config)
-        if refusal is not None:  # refused before the rate limit: it counts nothing
-            raise refused_solve(refusal)
-        limiter = services().limiter
-        limiter.check(limiter.new_seeds)
-        number = None if day is None else daily.puzzle_number(day)
-        puzzle = store.ensure_puzzle(
-            game, seed, GAMES[game].rules_version, daily_date=day, number=number
-        )
-        request_solve(game, seed, config, daily_date=day, client=client_key())
-    return puzzle
+    if puzzle is not None:
+        return puzzle, False
+    store, config = services().store, services().config
+    day = daily.daily_date_of(config.daily_key, game, seed)
+    if day is not None and any(p.game == game for p in store.daily_puzzles(day)):
+        day = None
+    refusal = solve_refusal(day, client_key(), config)
+    if refusal is not None:  # refused before the rate limit: it counts nothing
+        raise refused_solve(refusal)
+    limiter = services().limiter
+    limiter.check(limiter.new_seeds)
+    number = None if day is None else daily.puzzle_number(day)
+    puzzle = store.ensure_puzzle(
+        game, seed, GAMES[game].rules_version, daily_date=day, number=number
+    )
+    request_solve(game, seed, config, daily_date=day, client=client_key())
+    return puzzle, True
 
 
 def _ranked(entries: list[RankedRun]) -> list[dict[str, Any]]:
@@ -203,17 +212,8 @@ def leaderboard_answer(puzzle: PuzzleRecord) -> Response:
     )
 
 
-def may_see_line(puzzle: PuzzleRecord) -> bool:
-    """A daily's lines (the optimal one, other players' runs) show once its day is over,
-    or to a player whose own attempt of it is over."""
-    return not is_hidden(puzzle) or attempt_is_over(puzzle, players.current_player_id())
-
-
 def solution_answer(puzzle: PuzzleRecord) -> tuple[Response, int]:
-    if not may_see_line(puzzle):
-        raise ApiError(
-            403, "a daily's optimal line is shown once its day is over, or after your attempt"
-        )
+    check_line_open(puzzle, "the optimal line")
     body = {
         "game": puzzle.game,
         "seed": puzzle_json(puzzle)["seed"],
@@ -231,13 +231,34 @@ def solution_answer(puzzle: PuzzleRecord) -> tuple[Response, int]:
     "GET",
     summary="One practice puzzle",
     responses={200: Answer("The puzzle, solved or pending", PUZZLE)},
-    errors=[404, 429, 503],
+    errors=[404],
 )
 def get_puzzle(game: str, seed: str) -> Response:
     """A practice puzzle or a revealed past daily with its optimum or pending status. A seed
-    never seen before becomes a practice puzzle queued for solving (rate limited): poll until
-    its status is solved. Today's and coming dailies are a 404 here."""
-    return jsonify(puzzle_json(practice_puzzle_or_new(game, seed)))
+    never asked for is a 404 saying how to ask for it (POST to this path): a GET never
+    queues work. Today's and coming dailies are a 404 here."""
+    return jsonify(puzzle_json(practice_puzzle(game, seed)))
+
+
+@api.route(
+    "/puzzles/<game>/<seed>",
+    "POST",
+    summary="Ask for a practice puzzle",
+    body=ASK_BODY,
+    responses={
+        200: Answer("The puzzle, known already (solved or pending)", PUZZLE),
+        202: Answer("The puzzle, recorded now and queued for solving", PUZZLE),
+    },
+    errors=[404, 429, 503],
+)
+def ask_for_puzzle(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, int]:
+    """Record a seed never seen before as a practice puzzle (a revealed past daily's seed as
+    that daily) and queue its solving: 202 with the pending puzzle, to poll with GET until
+    it is solved; a known one is a 200 as it stands. New seeds are rate limited per client
+    address, and refused while too many solves wait (503 for everyone, 429 for one client).
+    Today's and coming dailies are a 404 here."""
+    puzzle, created = practice_puzzle_or_new(game, seed)
+    return jsonify(puzzle_json(puzzle)), 202 if created else 200
 
 
 @api.route(

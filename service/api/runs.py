@@ -3,8 +3,9 @@ caller's own runs (their history).
 
 Official runs are made only by attempts (service.api.attempts). A run of a
 daily whose day is not over shows its score but not its actions, except to its
-own player and to players whose attempt of that daily is over; the history lists
-no actions, and no seed of a daily whose day is not over.
+own player: a player whose own attempt is over sees no one else's line either,
+since a second identity of theirs could then play it. The history lists no
+actions, and no seed of a daily whose day is not over.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from service.api.common import (
     SECRET_SEED,
     TOKEN_ID,
     api,
-    attempt_is_over,
     is_hidden,
     is_secret_day,
     puzzle_by_id,
@@ -73,8 +73,8 @@ RUN = api.schema(
             "seed": SECRET_SEED,
             "actions": {
                 "type": ["array", "null"],
-                "description": "Null for a run of a daily whose day is not over, unless the "
-                "caller's own attempt of that daily is over",
+                "description": "Null for a run of a daily whose day is not over, except to "
+                "the run's own player",
             },
             "score": {**NULLABLE_INT, "description": "Null when the run ended unfinished"},
             "tiebreak": {"type": "integer"},
@@ -157,7 +157,7 @@ RUN_BODY = {
 
 def _shows_actions(run: RunRecord, puzzle: PuzzleRecord, viewer: str | None) -> bool:
     """Whether the caller may see the run's line (see the module's docstring)."""
-    return not is_hidden(puzzle) or viewer == run.player_id or attempt_is_over(puzzle, viewer)
+    return not is_hidden(puzzle) or viewer == run.player_id
 
 
 def run_json(run: RunRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
@@ -200,7 +200,7 @@ def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, in
     that is not over is a 422."""
     players.admit_write(services().limiter.writes)
     name = players.clean_display_name(body.get("name"))
-    puzzle = practice_puzzle_or_new(game, seed)
+    puzzle, _new = practice_puzzle_or_new(game, seed)
     engine = GAMES[game]
     actions = body["actions"]
     final = replay(engine, seed, actions)
@@ -233,7 +233,7 @@ def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, in
 )
 def get_run(run_id: str) -> Response:
     """A stored run: what its share URL shows. A run of a daily whose day is not over shows
-    no seed, and its actions only to its player or a player whose attempt is over."""
+    no seed, and its actions only to its own player."""
     store = services().store
     run = store.get_run(run_id)
     if run is None:
