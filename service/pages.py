@@ -89,7 +89,8 @@ def play_daily(day: str, game: str) -> str:
 
 @blueprint.get("/daily/<day>/<game>/practice")
 def practice_daily(day: str, game: str) -> str:
-    """Practice of a daily once the player's attempt of it is over ("Play again")."""
+    """Practice of a daily ("Play again"): once its day is over the page moves to its seed's
+    practice; before, it says when that opens (no one may replay today's daily)."""
     known_game(game)
     return render_template(
         "play.html", game=game, date=known_date(day), mode="daily-practice", title=GAMES[game].title

@@ -292,9 +292,41 @@ def test_another_players_run_of_today_shows_its_score_not_its_line_until_the_day
     own = play_attempt(visitor, puzzle, finished_run(get_game(puzzle.game), puzzle.seed, 1))
     assert visitor.get(f"/api/v1/runs/{own['run']}").get_json()["actions"] is not None
     assert visitor.get(f"/api/v1/runs/{adas_run['id']}").get_json()["actions"] is None
+    # Their own run replays step by step (what they saw while playing); Ada's does not.
+    assert visitor.get(f"/api/v1/runs/{own['run']}/steps/2").status_code == 200
+    refused = visitor.get(f"/api/v1/runs/{adas_run['id']}/steps/2")
+    assert refused.status_code == 403
+    assert refused.get_json()["line_opens_at"] == daily.revealed_at(puzzle.daily_date).isoformat()
     clock.set(daily.revealed_at(puzzle.daily_date))
     after = client_of(app).get(f"/api/v1/runs/{adas_run['id']}").get_json()
     assert (after["actions"], after["seed"]) == (adas_run["actions"], puzzle.seed)
+    assert client_of(app).get(f"/api/v1/runs/{adas_run['id']}/steps/2").status_code == 200
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_a_run_replays_step_by_step_as_its_player_saw_it(
+    game_name: str, client: FlaskClient, api_store: Store
+):
+    puzzle = todays_daily(api_store, game_name)
+    game = get_game(game_name)
+    actions = over_run(game, puzzle.seed)
+    run_id = play_attempt(client, puzzle, actions)["run"]
+    for step in (0, 1, len(actions) // 2, len(actions)):
+        answer = client.get(f"/api/v1/runs/{run_id}/steps/{step}")
+        assert answer.status_code == 200
+        state = game.replay(puzzle.seed, actions[:step])
+        assert answer.get_json() == {
+            "step": step,
+            "view": game.view(state),
+            "legal_actions": game.legal_actions(state),
+            "over": game.is_over(state),
+            "finished": game.is_finished(state),
+            "score": game.score(state),
+            "tiebreak": game.tiebreak(state),
+        }
+    assert client.get(f"/api/v1/runs/{run_id}/steps/{len(actions) + 1}").status_code == 404
+    assert client.get(f"/api/v1/runs/{run_id}/steps/01").status_code == 404
+    assert client.get("/api/v1/runs/no-such-run/steps/0").status_code == 404
 
 
 def test_practice_of_a_daily_opens_to_everyone_once_the_day_is_over_and_not_before(

@@ -24,12 +24,13 @@ from typing import Any
 from urllib.request import urlopen
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright
 
 from puzzles import GAMES
 from puzzles.playout import random_playout, seeded_chooser
 from service import daily, players
 from service.app import create_app
+from service.clock import Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
@@ -54,6 +55,15 @@ from tests.browser_support import (
 )
 
 PAGE_BUDGET_BYTES = 150 * 1024
+# How a page says when today's lines open: at midnight UTC, in so many hours and minutes.
+OPENS_AT_MIDNIGHT = r"00:00 UTC, in (\d+ h \d+ min|\d+ min|less than a minute)"
+
+
+def opening(words: str) -> re.Pattern[str]:
+    """The words, then when today's lines open."""
+    return re.compile(re.escape(words) + OPENS_AT_MIDNIGHT)
+
+
 WIDTHS = (390, 1280)
 GAME_NAMES = sorted(GAMES)
 # Another site for the CSRF tests: a different host on the loopback network.
@@ -205,7 +215,7 @@ def drop_first_answer(page: Page, pattern: str) -> list[str]:
 
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
-    game: str, open_page: OpenPage, watch: PageWatch, solved_daily: DailyOf
+    game: str, open_page: OpenPage, watch: PageWatch, solved_daily: DailyOf, clock: Clock
 ):
     day = daily.today()
     puzzle = solved_daily(game, day)
@@ -264,7 +274,10 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     play_through_ui(page, game, witness[later:], already=later)
     expect(page.locator("#finish-summary")).to_contain_text(f"Your official run scored {optimum}.")
     expect(page.locator("#name-form")).to_be_hidden()
-    page.get_by_role("link", name="See the result and the optimal line").click()
+    expect(page.locator("#finish-summary")).to_contain_text(
+        opening("The optimal line and practice of this daily open at ")
+    )
+    page.get_by_role("link", name="See your result").click()
     page.wait_for_url("**/runs/*")
     run_id = page.url.rsplit("/", 1)[1]
     run = page.request.get(f"/api/v1/runs/{run_id}").json()
@@ -282,15 +295,32 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
 
     check_shared_result(open_page, game, puzzle, run_id)
 
+    # Practice of the daily ("Play again") opens with the day's end, for everyone.
+    page.goto(f"/daily/{day}/{game}/practice")
+    expect(page.locator("#board")).to_contain_text(
+        opening("Practice of this daily opens to everyone once its day is over, at ")
+    )
+    expect(page.locator("#restart")).to_have_count(0)
+    assert_seed_unknown(page, puzzle.seed)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"daily-{game}-practice-not-open-{width}")
+
+    clock.set(daily.revealed_at(day))
+    page.goto(f"/runs/{run_id}")
+    page.locator("#replay-best").get_by_role("button", name="Last step").click()
+    expect(page.locator("#replay-best .step-label")).to_contain_text(
+        f"Move {len(witness)} of {len(witness)}"
+    )
+    expect(page.locator("#line-opens")).to_be_hidden()
     page.get_by_role("link", name="Play again (practice)").click()
-    expect(page).to_have_url(re.compile(f"/daily/{day}/{game}/practice$"))
+    expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
     wait_until_idle(page)
-    expect(page.locator("#stakes")).to_contain_text("never stored")
+    expect(page.locator("#stakes")).to_contain_text("Never official")
     play_through_ui(page, game, witness[:half])
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Start over").click()
     expect_moves(page, 0)
-    assert_seed_unknown(page, puzzle.seed)
     watch.expected("status of 409", "ERR_CONNECTION_RESET")
 
 
@@ -303,15 +333,20 @@ def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
     expect(page.locator("#verdict")).to_contain_text("Optimal: you matched")
     expect(page.locator("#place")).to_have_text("Your place: 1 of 1 official run.")
     expect(page.locator("#histogram .bar.mine")).to_have_count(1)
-    for replay in ("#replay-run", "#replay-best"):
-        page.locator(replay).get_by_role("button", name="Last step").click()
-        expect(page.locator(f"{replay} .step-label")).to_contain_text(
-            f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
-        )
-        if game == "rallye-raser":  # the race is over: the rounds it took, as the result says
-            dial = page.locator(f"{replay} .round-dial")
-            expect(dial.locator("span").first).to_have_text("Rounds")
-            expect(dial.locator("b")).to_have_text(str(-puzzle.tiebreak))
+    # Their own line, and not the optimal one (the same here: no page knows), nor practice.
+    page.locator("#replay-run").get_by_role("button", name="Last step").click()
+    expect(page.locator("#replay-run .step-label")).to_contain_text(
+        f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
+    )
+    if game == "rallye-raser":  # the race is over: the rounds it took, as the result says
+        dial = page.locator("#replay-run .round-dial")
+        expect(dial.locator("span").first).to_have_text("Rounds")
+        expect(dial.locator("b")).to_have_text(str(-puzzle.tiebreak))
+    expect(page.locator("#replay-best")).to_contain_text(
+        opening("The optimal line opens to everyone at ")
+    )
+    expect(page.locator("#play-again")).to_be_hidden()
+    expect(page.locator("#line-opens")).to_contain_text(opening("the optimal line open at "))
     page.locator("#share").click()
     expect(page.locator("#share-status")).to_contain_text("Copied")
     shared = page.evaluate("navigator.clipboard.readText()")
@@ -326,8 +361,10 @@ def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, ru
         title = f"Ada scored {puzzle.optimum} on {GAMES[game].title} #{puzzle.number}: play it"
         expect(visitor.locator("#result-title")).to_have_text(title)
         expect(visitor.locator("#score-label")).to_have_text("Ada's score")
-        expect(visitor.locator("#replay-run")).to_contain_text("finished your own attempt")
-        expect(visitor.locator("#replay-best")).to_contain_text("finished your own attempt")
+        expect(visitor.locator("#replay-run")).to_contain_text(
+            opening("shown to everyone once the day is over, at ")
+        )
+        expect(visitor.locator("#replay-best")).to_contain_text(opening("opens to everyone at "))
         expect(visitor.locator("#share")).to_be_hidden()
         expect(visitor.locator("#result")).to_have_attribute("aria-busy", "false")
         screenshot(visitor, f"daily-{game}-shared-result-{width}")
@@ -335,6 +372,89 @@ def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, ru
         expect(visitor).to_have_url(re.compile(f"/daily/{puzzle.daily_date}/{game}$"))
         wait_until_idle(visitor)
         expect_moves(visitor, 0)
+
+
+def lines_in(value: Any) -> list[Any]:
+    """Every line of play in an answer: the lists under an `actions` or `witness` key."""
+    if isinstance(value, list):
+        return [line for item in value for line in lines_in(item)]
+    if not isinstance(value, dict):
+        return []
+    found = [v for k, v in value.items() if k in ("actions", "witness") and v is not None]
+    return found + [line for v in value.values() for line in lines_in(v)]
+
+
+def api_answers_of(context: BrowserContext) -> list[Any]:
+    """The JSON of every API answer the browser context gets from now on."""
+    answers: list[Any] = []
+
+    def record(route: Route) -> None:
+        response = route.fetch()
+        answers.append(json.loads(response.text()))
+        route.fulfill(response=response)
+
+    context.route("**/api/v1/**", record)
+    return answers
+
+
+def test_a_second_browser_learns_nothing_of_todays_line_from_a_finished_first_one(
+    browser: Browser, site: Site, watch: PageWatch, solved_daily: DailyOf
+):
+    """The cheat of two identities in one browser: a private window (a context of its own)
+    plays today's daily out badly and looks for every line of play on it; a second window
+    starts the daily afresh. Neither sees any line but its own until the day is over."""
+    game, day = "crazy-rally", daily.today()
+    puzzle = solved_daily(game, day)
+    scouted = random_playout(GAMES[game], puzzle.seed, seeded_chooser("scout", "browser"))[1]
+    windows = []
+    for width in WIDTHS:
+        context = browser.new_context(viewport={"width": width, "height": 900}, base_url=site.url)
+        context.set_default_timeout(STEP_TIMEOUT_MS)
+        windows.append((context, api_answers_of(context), context.new_page()))
+    (_, scout_saw, scout), (_, second_saw, second) = windows
+    for page in (scout, second):
+        watch.attach(page)
+
+    scout.goto(f"/daily/{day}/{game}")
+    wait_until_idle(scout)
+    play_through_ui(scout, game, scouted)
+    scout.get_by_role("link", name="See your result").click()
+    scout.wait_for_url("**/runs/*")
+    expect(scout.locator("#replay-best")).to_contain_text(
+        opening("The optimal line opens to everyone at ")
+    )
+    expect(scout.locator("#play-again")).to_be_hidden()
+    screenshot(scout, "daily-scout-result-390")
+    scout_run = scout.url.rsplit("/", 1)[1]
+    solution = scout.request.get(f"/api/v1/daily/{day}/{game}/solution")
+    assert solution.status == 403 and solution.json()["line_opens_at"]
+    assert (
+        scout.request.post(f"/api/v1/daily/{day}/{game}/play", data={"actions": []}).status == 403
+    )
+    scout.goto(f"/daily/{day}/{game}/practice")
+    expect(scout.locator("#board")).to_contain_text(
+        opening("opens to everyone once its day is over, at ")
+    )
+
+    board = site.get_json(f"/api/v1/daily/{day}/{game}/leaderboard")
+    others = [entry["run_id"] for entry in board["entries"] if entry["run_id"] != scout_run]
+    for run_id in [scout_run, *others]:
+        second.goto(f"/runs/{run_id}")
+        expect(second.locator("#result")).to_have_attribute("aria-busy", "false")
+        expect(second.locator("#replay-run")).to_contain_text(
+            opening("shown to everyone once the day is over, at ")
+        )
+    screenshot(second, "daily-second-window-shared-result-1280")
+    second.goto(f"/daily/{day}/{game}")
+    wait_until_idle(second)
+    expect_moves(second, 0)
+
+    scout_lines = [line for answer in scout_saw for line in lines_in(answer)]
+    assert scout_lines and all(line == scouted[: len(line)] for line in scout_lines)
+    assert [line for answer in second_saw for line in lines_in(answer)] == [[]]  # its attempt
+    for context, _saw, _page in windows:
+        context.close()
+    watch.expected("status of 403")
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

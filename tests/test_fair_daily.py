@@ -227,6 +227,7 @@ def ask_for_every_line(who: Recorder, puzzle: PuzzleRecord, run_ids: list[str]) 
     who("GET", "/api/v1/players/me/runs")
     for run_id in run_ids:
         who("GET", f"/api/v1/runs/{run_id}")
+        who("GET", f"/api/v1/runs/{run_id}/steps/1")
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

@@ -1,5 +1,5 @@
-"""Runs: practice runs submitted whole, any stored run by its id (its share URL), and the
-caller's own runs (their history).
+"""Runs: practice runs submitted whole, any stored run by its id (its share URL) and its
+replay step by step, and the caller's own runs (their history).
 
 Official runs are made only by attempts (service.api.attempts). A run of a
 daily whose day is not over shows its score but not its actions, except to its
@@ -19,12 +19,15 @@ from service import daily, players
 from service.api.common import (
     ACTIONS,
     DISPLAY_NAME,
+    ENGINE_STATE_PROPERTIES,
     GAME_NAME,
     NULLABLE_INT,
     PUZZLE,
     SECRET_SEED,
     TOKEN_ID,
     api,
+    check_line_open,
+    engine_answer,
     is_hidden,
     is_secret_day,
     puzzle_by_id,
@@ -40,6 +43,15 @@ from service.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RunRecord
 api.path_param(
     PathParam(
         "run_id", TOKEN_ID, "A run's id", invalid_status=404, invalid_message="no run {value!r}"
+    )
+)
+api.path_param(
+    PathParam(
+        "step",
+        {"type": "string", "pattern": "^(0|[1-9][0-9]{0,3})$"},
+        "How many of the run's actions are played, from 0 (the start) to all of them",
+        invalid_status=404,
+        invalid_message="no step {value!r} of a run",
     )
 )
 
@@ -147,6 +159,17 @@ HISTORY = api.schema(
         },
     },
 )
+RUN_STEP = api.schema(
+    "RunStep",
+    {
+        "type": "object",
+        "required": [*ENGINE_STATE_PROPERTIES, "step"],
+        "properties": {
+            **ENGINE_STATE_PROPERTIES,
+            "step": {"type": "integer", "minimum": 0, "description": "Actions played"},
+        },
+    },
+)
 RUN_BODY = {
     "type": "object",
     "required": ["actions"],
@@ -239,6 +262,32 @@ def get_run(run_id: str) -> Response:
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
     return jsonify(run_json(run, puzzle_by_id(run.puzzle_id)))
+
+
+@api.route(
+    "/runs/<run_id>/steps/<step>",
+    "GET",
+    summary="One step of a run's replay",
+    responses={200: Answer("What the run's player saw after that many actions", RUN_STEP)},
+    errors=[403, 404, 422],
+)
+def get_run_step(run_id: str, step: str) -> Response:
+    """The view and legal actions after the run's first `step` actions: its replay, one
+    step at a time, to whoever may see its actions (a run of a daily whose day is not over:
+    its own player only; to anyone else a 403 saying when it opens). A run stored under
+    older rules that the current rules refuse is a 422."""
+    run = services().store.get_run(run_id)
+    if run is None:
+        raise ApiError(404, f"no run {run_id!r}")
+    puzzle = puzzle_by_id(run.puzzle_id)
+    if not _shows_actions(run, puzzle, players.current_player_id()):
+        check_line_open(puzzle, "this run's moves")
+    played = int(step)
+    if played > len(run.actions):
+        raise ApiError(404, f"run {run_id!r} has {len(run.actions)} actions, not {played}")
+    engine = GAMES[puzzle.game]
+    state = replay(engine, puzzle.seed, run.actions[:played])
+    return jsonify({**engine_answer(engine, state), "step": played})
 
 
 def _history_json(played: PlayedRun) -> dict[str, Any]:

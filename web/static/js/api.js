@@ -1,6 +1,16 @@
 // The API client. Every call answers parsed JSON or throws an ApiError whose
 // message is written for the player (rate limit, server down, refused run).
 const BASE = "/api/v1";
+// How far the server's clock is ahead of this device's, from the Date of its last
+// answer: a countdown to a moment the server gave is counted on the server's clock.
+let serverAheadMs = 0;
+
+export const serverNow = () => Date.now() + serverAheadMs;
+
+function readServerClock(response) {
+  const stamp = Date.parse(response.headers.get("Date") || "");
+  if (Number.isFinite(stamp)) serverAheadMs = stamp - Date.now();
+}
 
 class ApiError extends Error {
   constructor(message, status, body) {
@@ -37,6 +47,7 @@ async function request(method, path, payload) {
   } catch {
     throw new ApiError(plainWords(0), 0, null);
   }
+  readServerClock(response);
   let body = null;
   try {
     body = await response.json();
@@ -54,9 +65,13 @@ const part = encodeURIComponent;
 export const api = {
   daily: (date) => request("GET", date ? `/daily/${part(date)}` : "/daily"),
   puzzle: (game, seed) => request("GET", `/puzzles/${part(game)}/${part(seed)}`),
+  // A practice seed's first visit records it and queues its solve (a write: no GET does).
+  askPuzzle: (game, seed) => request("POST", `/puzzles/${part(game)}/${part(seed)}`, {}),
   submit: (game, seed, actions, name) =>
     request("POST", `/puzzles/${part(game)}/${part(seed)}/runs`, name ? { actions, name } : { actions }),
   run: (id) => request("GET", `/runs/${part(id)}`),
+  // What the run's player saw after its first `step` actions (its replay).
+  runStep: (id, step) => request("GET", `/runs/${part(id)}/steps/${step}`),
   // The daily's one attempt per player: started or resumed, then extended on the server.
   attempt: (date, game, name) =>
     request("POST", `/daily/${part(date)}/${part(game)}/attempt`, name ? { name } : {}),

@@ -1,18 +1,18 @@
 // The play page: draws the view and legal actions the server sends and sends back
-// the player's choices. No rules live here. Three kinds of race share the page:
+// the player's choices. No rules live here. Two kinds of race share the page:
 // - "daily": today's daily, the player's one attempt, held by the server (no undo,
 //   no start over; a reload, another tab or another device continues it);
-// - "daily-practice": a daily played again once the player's attempt of it is over;
 // - "practice": any seed, its action list kept on this device and replayed by the server.
 // A daily whose day is over has a public seed, so its page becomes that seed's practice.
+// "daily-practice" (Play again) is that practice, asked for before the day is over: the
+// page then says when it opens, since no one may replay today's daily before then.
 import { api, puzzleApi } from "./api.js";
 import {
   dailyKey, forgetActions, recordAttempt, recordRun, saveActions, saveName, savedActions, savedName, seedKey,
-  submittedRuns,
 } from "./storage.js";
 import { tiebreakText } from "./tiebreaks.js";
 import {
-  clear, dailyPracticeUrl, dailyUrl, h, optimumSummary, playUrl, puzzleLabel, rememberFocus, restoreFocus, say, unsay,
+  clear, countDownTo, dailyUrl, h, optimumSummary, playUrl, puzzleLabel, rememberFocus, restoreFocus, say, unsay,
 } from "./ui.js";
 
 const root = document.getElementById("board");
@@ -160,27 +160,23 @@ function scoreText(state) {
 
 const link = (href, text, primary) => h("a", { class: primary ? "button primary" : "button", href }, text);
 
+// When the optimal line and practice of today's daily open to everyone (its day over).
+const opening = (when) => (when
+  ? `The optimal line and practice of this daily open at ${when}.`
+  : "The optimal line and practice of this daily are open now.");
+
 // What the end of a race offers depends on its kind: the official run's result, or a
-// practice race's submission.
+// practice race's submission. summary is a sentence, or a function of the sentence
+// saying when the day's lines open (kept up to date while the page stays open).
 const FINISHES = {
   daily(state) {
     if (state.run) recordRun(dailyKey(game, date), { id: state.run, score: state.score, official: state.finished });
+    const outcome = state.finished
+      ? `Your official run scored ${scoreText(state)}. See where it stands.`
+      : "The race ended without reaching the finish, so your official run has no score.";
     return {
-      summary: state.finished
-        ? `Your official run scored ${scoreText(state)}. See where it stands, and the optimal line.`
-        : "The race ended without reaching the finish, so your official run has no score. The optimal line is yours to study.",
-      links: [state.run ? link(`/runs/${encodeURIComponent(state.run)}`, "See the result and the optimal line", true) : null,
-        link(dailyPracticeUrl(game, date), "Play again (practice)")],
-    };
-  },
-  "daily-practice"(state) {
-    const [attempted] = submittedRuns(dailyKey(game, date));
-    return {
-      summary: state.finished
-        ? `Practice over: ${scoreText(state)}. It is not stored; the run of your attempt stands.`
-        : "Practice over without reaching the finish. Start over to try another line.",
-      links: [attempted ? link(`/runs/${encodeURIComponent(attempted.id)}`, "Your run of the daily", true) : null,
-        link(dailyUrl(game, date), "Back to the daily")],
+      summary: (when) => `${outcome} ${opening(when)}`,
+      links: [state.run ? link(`/runs/${encodeURIComponent(state.run)}`, "See your result", true) : null],
     };
   },
   practice(state) {
@@ -201,7 +197,9 @@ function showFinish(state) {
   if (nameForm) nameForm.hidden = state.over;
   if (!state.over) return;
   const { summary, links } = FINISHES[mode](state);
-  document.getElementById("finish-summary").textContent = summary;
+  const summaryNode = document.getElementById("finish-summary");
+  if (typeof summary === "function") countDownTo(summaryNode, state.puzzle.line_opens_at, summary);
+  else summaryNode.textContent = summary;
   clear(document.getElementById("finish-links"), links);
   if (wasHidden) document.getElementById("finish-title").focus();
 }
@@ -264,9 +262,16 @@ function showPuzzle(puzzle) {
   document.getElementById("optimum").textContent = optimumSummary(puzzle);
 }
 
-// The puzzle's number and optimum, asked again while the optimum is being computed.
+// The puzzle's number and optimum, asked again while the optimum is being computed. A
+// practice seed is asked for on the first visit (which records it and queues its solve).
+let asked = false;
+
 async function puzzleInfo() {
-  if (!date) return api.puzzle(game, seed);
+  if (!date) {
+    const ask = asked ? api.puzzle : api.askPuzzle;
+    asked = true;
+    return ask(game, seed);
+  }
   const daily = await api.daily(date);
   const puzzle = daily.puzzles.find((entry) => entry.game === game);
   if (!puzzle) throw Object.assign(new Error("There is no such daily."), { status: 404 });
@@ -287,19 +292,28 @@ async function watchOptimum() {
 }
 
 function newSession() {
-  if (mode === "practice") return practiceSession(seedKey(game, seed), puzzleApi({ game, seed }).play);
-  if (mode === "daily") return attemptSession();
-  return practiceSession(dailyKey(game, date), puzzleApi({ game, date }).play);
+  return mode === "daily" ? attemptSession() : practiceSession(seedKey(game, seed), puzzleApi({ game, seed }).play);
 }
 
 function cannotPlay(error) {
-  const why = mode === "daily-practice" && error.status === 403
-    ? "This daily can be played again once your official attempt of it is over."
-    : error.status === 404 && date ? "There is no such daily (yet)." : error.message;
-  clear(root, h("p", {}, why), mode === "daily-practice"
-    ? h("p", {}, h("a", { class: "button primary", href: dailyUrl(game, date) }, "Play the daily"))
-    : h("button", { type: "button", class: "primary", onclick: () => window.location.reload() }, "Try again"));
+  const why = error.status === 404 && date ? "There is no such daily (yet)." : error.message;
+  clear(root, h("p", {}, why),
+    h("button", { type: "button", class: "primary", onclick: () => window.location.reload() }, "Try again"));
   say(why);
+}
+
+// Practice of today's daily, asked for before its day is over: when it opens.
+function practiceNotOpenYet(puzzle) {
+  const why = h("p", {});
+  if (puzzle) {
+    countDownTo(why, puzzle.line_opens_at, (when) => (when
+      ? `Practice of this daily opens to everyone once its day is over, at ${when}. Until then no one may replay it, so that no one can pass its line to a second player.`
+      : "Practice of this daily is open now: reload the page to play it."));
+  } else {
+    why.textContent = "This daily could not be loaded.";
+  }
+  clear(root, why, h("p", {}, h("a", { class: "button primary", href: dailyUrl(game, date) }, "Back to the daily")));
+  root.setAttribute("aria-busy", "false");
 }
 
 async function start() {
@@ -307,6 +321,10 @@ async function start() {
   // A daily whose day is over is a practice puzzle like any other, addressed by its seed.
   if (date && puzzle?.seed) {
     window.location.replace(playUrl(game, puzzle.seed));
+    return;
+  }
+  if (mode === "daily-practice") {
+    practiceNotOpenYet(puzzle);
     return;
   }
   session = newSession();

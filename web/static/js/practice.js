@@ -1,6 +1,6 @@
 // Practice: play any seed of either game, and continue races left in progress.
 import { runsInProgress } from "./storage.js";
-import { clear, dailyPracticeUrl, gameTitle, h, playUrl, say } from "./ui.js";
+import { clear, gameTitle, h, playUrl, say } from "./ui.js";
 
 const form = document.getElementById("practice-form");
 const seedInput = document.getElementById("practice-seed");
@@ -37,8 +37,6 @@ const list = document.getElementById("in-progress");
 const runs = runsInProgress();
 if (runs.length) {
   clear(list, runs.map((run) => h("li", {},
-    run.date
-      ? h("a", { href: dailyPracticeUrl(run.game, run.date) }, `${gameTitle(run.game)}, daily of ${run.date}`)
-      : h("a", { href: playUrl(run.game, run.seed) }, `${gameTitle(run.game)}, seed ${run.seed}`),
+    h("a", { href: playUrl(run.game, run.seed) }, `${gameTitle(run.game)}, seed ${run.seed}`),
     ` (${run.steps} moves played)`)));
 }

@@ -1,18 +1,21 @@
 // The result page of a run: score beside the optimum, the day's histogram with
 // the run's place, replays of the run and of the optimal line, and sharing.
 // The run's own player is addressed as "you"; anyone else sees whose run it is
-// and an invitation to play the puzzle. A run of today's daily shows its moves
-// (and the optimal line) only to a viewer whose own attempt is over.
+// and an invitation to play the puzzle. While today's daily runs, no one sees a line
+// of play on it but their own: not the optimal line, not another player's moves, not
+// practice of it (a second identity could play what the first one saw); the page says
+// when they open.
 import { api, puzzleApi } from "./api.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { createReplay } from "./replay.js";
-import { clear, dailyPracticeUrl, dailyUrl, gameTitle, h, optimumText, playUrl, puzzleLabel, say } from "./ui.js";
+import {
+  clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
+} from "./ui.js";
 
 const page = document.getElementById("result");
-const HIDDEN_LINE = "shown once you have finished your own attempt of this daily, and to everyone once its day is over.";
 const text = (id, value) => { document.getElementById(id).textContent = value; };
 const hasScore = (run) => run.score !== null && run.score !== undefined;
-const today = () => new Date().toISOString().slice(0, 10);
+const OPEN_NOW = "reload the page to see it.";
 
 function verdict(run, puzzle, mine) {
   if (!hasScore(run)) return "Did not finish: no score.";
@@ -35,11 +38,6 @@ function puzzleName(run) {
 function puzzleUrl(run) {
   const { date } = run.puzzle;
   return date && !run.seed ? dailyUrl(run.game, date) : playUrl(run.game, run.seed);
-}
-
-function againUrl(run) {
-  const { date } = run.puzzle;
-  return date && !run.seed ? dailyPracticeUrl(run.game, date) : playUrl(run.game, run.seed);
 }
 
 function shareText(run, puzzle) {
@@ -142,11 +140,19 @@ function leaderboardTable(board, boards) {
       h("td", {}, entry.score), h("td", {}, boards.tiebreakText(entry.tiebreak))))));
 }
 
+// A paragraph saying when today's lines open, kept up to date.
+function opening(moment, sentence) {
+  const paragraph = h("p", { class: "muted" });
+  countDownTo(paragraph, moment, sentence);
+  return paragraph;
+}
+
 async function showSolution(run, boards, ref) {
   const root = document.getElementById("replay-best");
-  // The optimal line of today's daily opens exactly when the run's moves do.
-  if (run.actions === null) {
-    clear(root, h("p", { class: "muted" }, `Today's optimal line is ${HIDDEN_LINE}`));
+  if (lineHidden(run.puzzle)) {
+    clear(root, opening(run.puzzle.line_opens_at, (when) => (when
+      ? `The optimal line opens to everyone at ${when}: come back then to see how the best possible run was played.`
+      : `The optimal line is open now: ${OPEN_NOW}`)));
     return;
   }
   try {
@@ -164,14 +170,17 @@ async function showSolution(run, boards, ref) {
   }
 }
 
-function showRunReplay(run, boards, ref) {
+function showRunReplay(run, boards) {
   const root = document.getElementById("replay-run");
   if (run.actions === null) {
-    clear(root, h("p", { class: "muted" }, `The moves of this run are ${HIDDEN_LINE}`),
-      h("p", {}, h("a", { class: "button primary", href: puzzleUrl(run) }, "Play today's daily")));
+    clear(root, opening(run.puzzle.line_opens_at, (when) => (when
+      ? `The moves of this run are shown to everyone once the day is over, at ${when}.`
+      : `The moves of this run are open now: ${OPEN_NOW}`)),
+    h("p", {}, h("a", { class: "button primary", href: puzzleUrl(run) }, "Play today's daily")));
     return Promise.resolve();
   }
-  return createReplay(root, { play: puzzleApi(ref).play, actions: run.actions, boards, label: "This run" });
+  const play = (prefix) => api.runStep(run.id, prefix.length);
+  return createReplay(root, { play, actions: run.actions, boards, label: "This run" });
 }
 
 // The viewer's own run: "your score", sharing and playing it again.
@@ -185,8 +194,18 @@ function showAsMine(run, puzzle) {
   button.hidden = false;
   button.addEventListener("click", () => share(message));
   const again = document.getElementById("play-again");
-  again.href = againUrl(run);
-  again.textContent = run.puzzle.date === today() && run.official ? "Play again (practice)" : "Play again";
+  if (lineHidden(puzzle)) {
+    // Practice of today's daily opens with its lines, to everyone at once.
+    again.hidden = true;
+    const note = document.getElementById("line-opens");
+    note.hidden = false;
+    countDownTo(note, puzzle.line_opens_at, (when) => (when
+      ? `Playing it again (practice) and the optimal line open at ${when}, when the day is over for everyone.`
+      : `Practice of this daily and its optimal line are open now: ${OPEN_NOW}`));
+    return;
+  }
+  again.href = playUrl(run.game, run.seed);
+  again.textContent = puzzle.date ? "Play again (practice)" : "Play again";
 }
 
 // Someone else's run, seen from a shared link: whose it is, and an invitation to play.
@@ -225,7 +244,7 @@ async function start() {
     histogram(board, run, puzzle, mine);
     const table = leaderboardTable(board, boards);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
-    await Promise.all([showRunReplay(run, boards, ref), showSolution(run, boards, ref)]);
+    await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
   } catch (error) {
     text("result-label", "This run could not be shown.");
     say(error.status === 404 ? "There is no run with this link." : error.message);

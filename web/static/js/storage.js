@@ -77,7 +77,8 @@ export function recordAttempt(key) {
   write(`attempt:${key}`, true);
 }
 
-// Every practice race with moves in progress on this device, for the practice page.
+// Every practice race with moves in progress on this device, for the practice page (a
+// daily whose day is over is practised by its seed).
 export function runsInProgress() {
   const found = [];
   try {
@@ -86,12 +87,9 @@ export function runsInProgress() {
       if (!key || !key.startsWith(`${PREFIX}actions:`)) continue;
       const puzzle = key.slice(`${PREFIX}actions:`.length);
       const steps = savedActions(puzzle).length;
-      if (!steps) continue;
-      const daily = puzzle.indexOf("@");
       const practice = puzzle.indexOf(":");
-      found.push(daily >= 0
-        ? { game: puzzle.slice(0, daily), date: puzzle.slice(daily + 1), steps }
-        : { game: puzzle.slice(0, practice), seed: puzzle.slice(practice + 1), steps });
+      if (!steps || puzzle.includes("@")) continue;
+      found.push({ game: puzzle.slice(0, practice), seed: puzzle.slice(practice + 1), steps });
     }
   } catch {
     /* storage disabled */

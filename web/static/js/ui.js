@@ -1,3 +1,4 @@
+import { serverNow } from "./api.js";
 import { tiebreakText } from "./tiebreaks.js";
 
 // Small DOM helpers shared by every page.
@@ -69,6 +70,38 @@ export function optimumSummary(puzzle) {
   return tiebreak ? `${text} (${tiebreak})` : text;
 }
 
+// A daily's lines of play (its optimal line, other players' moves, practice of it) stay
+// hidden from everyone until its day is over: true while they do.
+export const lineHidden = (puzzle) => Boolean(puzzle?.date && puzzle.line_opens_at && !puzzle.seed);
+
+function waitText(ms) {
+  const minutes = Math.ceil(ms / 60000);
+  if (minutes <= 1) return "in less than a minute";
+  const hours = Math.floor(minutes / 60);
+  return hours ? `in ${hours} h ${minutes % 60} min` : `in ${minutes} min`;
+}
+
+// When a moment the server gave comes, in words: "00:00 UTC, in 7 h 12 min"; null once
+// it has come. The wait is counted on the server's clock, not this device's.
+export function opensText(moment) {
+  const at = new Date(moment);
+  const left = at.getTime() - serverNow();
+  if (!(left > 0)) return null;
+  const time = `${String(at.getUTCHours()).padStart(2, "0")}:${String(at.getUTCMinutes()).padStart(2, "0")} UTC`;
+  return `${time}, ${waitText(left)}`;
+}
+
+// Keep node saying sentence(when) until the moment comes (updated each minute), then
+// sentence(null).
+export function countDownTo(node, moment, sentence) {
+  const show = () => {
+    const when = opensText(moment);
+    node.textContent = sentence(when);
+    if (when) setTimeout(show, 60000 - (serverNow() % 60000) + 50);
+  };
+  show();
+}
+
 export function playUrl(game, seed) {
   return `/play/${encodeURIComponent(game)}/${encodeURIComponent(seed)}`;
 }
@@ -76,11 +109,6 @@ export function playUrl(game, seed) {
 // A daily's play page: today's is the player's one attempt, a past one is practice.
 export function dailyUrl(game, date) {
   return `/daily/${encodeURIComponent(date)}/${encodeURIComponent(game)}`;
-}
-
-// Practice of a daily whose attempt is over ("Play again"), never stored as a run.
-export function dailyPracticeUrl(game, date) {
-  return `${dailyUrl(game, date)}/practice`;
 }
 
 // Keep keyboard focus on "the same" control across a re-render: controls carry
