@@ -66,7 +66,6 @@ def measure(redis_url: str, label: str, options: argparse.Namespace) -> list[str
         web_connection(redis_url),
         writes_per_minute=writes,
         new_seeds_per_hour=1,
-        attempts_per_address=1,
         new_players_per_hour=1,
     )
     check_times(limiter, 10, 10)  # warm up: connection, scripts loaded

@@ -37,7 +37,6 @@ def create_app(config: Config | None = None) -> Flask:
             web_connection(config.redis_url),
             writes_per_minute=config.writes_per_minute,
             new_seeds_per_hour=config.new_seeds_per_hour,
-            attempts_per_address=config.attempts_per_address,
             new_players_per_hour=config.new_players_per_hour,
         ),
     )

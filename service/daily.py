@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import re
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -45,6 +46,11 @@ def revealed_at(day: date) -> datetime:
 def time_until_revealed(day: date) -> timedelta:
     """How long until the daily of day is over (negative once it is)."""
     return revealed_at(day) - CLOCK.now()
+
+
+def seconds_until_revealed(day: date) -> int:
+    """Whole seconds until the daily of day is over, at least 1: a Retry-After."""
+    return max(1, math.ceil(time_until_revealed(day).total_seconds()))
 
 
 def starts_within(day: date, span: timedelta) -> bool:

@@ -152,6 +152,8 @@ class Attempt(Base):
     __table_args__ = (
         # One attempt per player and puzzle: a second start returns the first.
         UniqueConstraint("puzzle_id", "player_id"),
+        # The attempts one client bucket started on a puzzle, counted at every start.
+        Index("ix_attempts_client", "puzzle_id", "client"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -163,6 +165,10 @@ class Attempt(Base):
     state: Mapped[dict[str, Any]] = mapped_column(JSON)
     over: Mapped[bool] = mapped_column(Boolean)
     run_id: Mapped[str | None] = mapped_column(ForeignKey("runs.id"))
+    # Who started it, as the per-address limit counts clients: a keyed hash (HMAC under
+    # RALLY_SECRET_KEY) of the client's bucket, never the address itself. Null for the
+    # attempts started before it was kept.
+    client: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utc_now, onupdate=utc_now

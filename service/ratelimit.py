@@ -13,21 +13,29 @@ on its own, so a client's budget is at most one per process until Redis is back.
 
 flask-limiter, built on the same library, attaches limits to routes before the
 view runs; these are counted in the middle of a view (a seed counts only when it
-is new, an attempt per daily), so they are counted here: in memory by the
+is new), so they are counted here: in memory by the
 library's moving-window limiter, and in Redis by one script that counts every
 limit a request passes (a submission without a player cookie passes two) in one
 round trip, each round trip costing both processes CPU (docs/performance.md).
 The script keeps the library's lists and keys (a list of request times per client
 and limit, newest first), so both count alike.
+
+The attempts a client starts on a daily are not counted here but in the database,
+in the transaction that starts each one (service.store_attempts): that limit must
+hold while Redis is down, when each process here counts only what it saw itself.
+The database keeps a keyed hash of the client's bucket (`keyed_client_key`), never
+the address.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import logging
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import redis
 from flask import request
@@ -74,11 +82,6 @@ class Limit:
     requests: int
     window_seconds: int
     what: str  # in words, for the 429 message: "run submissions"
-    scope: str = ""  # counted apart for each scope, when given (say one daily)
-
-    def within(self, scope: str) -> Limit:
-        """This limit counted apart for scope."""
-        return replace(self, scope=scope)
 
     def describe(self) -> str:
         return f"too many {self.what}: at most {self.requests} per {self.window_seconds} s"
@@ -86,9 +89,9 @@ class Limit:
     def item(self) -> RateLimitItem:
         return RateLimitItemPerSecond(self.requests, self.window_seconds)
 
-    def identifiers(self, client: str) -> tuple[str, str, str]:
+    def identifiers(self, client: str) -> tuple[str, str]:
         """What the limits library keys client's count of this limit by."""
-        return (self.name, client, self.scope)
+        return (self.name, client)
 
     def redis_key(self, client: str) -> str:
         """The list of client's requests under this limit, named as the library names it."""
@@ -118,6 +121,14 @@ def client_key() -> str:
     return f"addr:{client_address(request.remote_addr)}"
 
 
+def keyed_client_key(secret_key: str) -> str:
+    """The current request's client_key as the database may keep it: an HMAC under the
+    secret key, in hex. The same client always gives the same value, and nothing in the
+    database gives the address back."""
+    digest = hmac.new(secret_key.encode(), b"client:" + client_key().encode(), hashlib.sha256)
+    return digest.hexdigest()[:32]
+
+
 class RateLimiter:
     """Counts requests in Redis (in memory while Redis is down); over a limit is a 429."""
 
@@ -127,16 +138,10 @@ class RateLimiter:
         *,
         writes_per_minute: int,
         new_seeds_per_hour: int,
-        attempts_per_address: int,
         new_players_per_hour: int,
     ):
         self.writes = Limit("writes", writes_per_minute, 60, "run submissions")
         self.new_seeds = Limit("new-seeds", new_seeds_per_hour, 3600, "new practice seeds")
-        # Counted per daily (`within` it): attempts start only on the daily's own day, so a
-        # day-long moving window holds every start of that daily.
-        self.attempt_starts = Limit(
-            "attempt-starts", attempts_per_address, 24 * 3600, "attempts started on this daily"
-        )
         self.new_players = Limit("new-players", new_players_per_hour, 3600, "new player ids")
         self._count_in_windows = client.register_script(COUNT_IN_WINDOWS)
         self._local = MovingWindowRateLimiter(MemoryStorage())

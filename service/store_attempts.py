@@ -1,5 +1,11 @@
 """Attempts in the database: a daily played on the server, one action batch at a time.
 
+An attempt starts in one transaction that also counts the attempts its client (the
+caller's address bucket, kept as a keyed hash) has started on that puzzle, and refuses
+past the limit: the count is exact under concurrent starts (SQLite's write transactions
+queue whole; on PostgreSQL a transaction-scoped advisory lock on the puzzle and client
+queues that client's starts) and needs nothing but the database.
+
 An append reads the attempt, has the caller check the new actions against it,
 and writes them in one transaction, as one new row of the attempt's batches.
 The write is a conditional UPDATE: it sets the new count and state only where
@@ -17,7 +23,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, func, select
 
 from service.models import Attempt, utc_now
 from service.store_statements import RECORDED_ATTEMPT_COLUMNS, Statements
@@ -58,6 +64,28 @@ class AttemptMoved(Exception):  # noqa: N818 - it is an outcome, not a failure
     """Another request appended to the attempt between its reading and this append."""
 
 
+class TooManyAttempts(Exception):  # noqa: N818 - it is an outcome, not a failure
+    """The client has started as many attempts of the puzzle as it may: none was started."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"at most {limit} attempts of a puzzle per client")
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class ClientLimit:
+    """Who starts an attempt, as the per-address limit counts clients (a keyed hash of
+    their address bucket), and how many attempts of one puzzle such a client may start."""
+
+    client: str
+    attempts: int
+
+    def lock_key(self, puzzle_id: int) -> tuple[int, int]:
+        """The two 32-bit keys of the PostgreSQL advisory lock that queues this client's
+        starts of the puzzle (a collision only queues two clients together)."""
+        return puzzle_id % 2**31, int(self.client[:8], 16) - 2**31
+
+
 def _attempt_record(row: Mapping[str, Any]) -> AttemptRecord:
     return AttemptRecord(**{name: row[name] for name in RECORDED_ATTEMPT_COLUMNS})
 
@@ -66,6 +94,7 @@ class _Storage(Protocol):
     """What the attempts need of the Store they are part of."""
 
     _sql: Statements
+    _locks_rows: bool
 
     def _read_rows(self) -> AbstractContextManager[Connection]: ...
     def _write_rows(self) -> AbstractContextManager[Connection]: ...
@@ -112,11 +141,27 @@ class AttemptStorage:
         puzzle_id: int,
         player_id: str,
         start: dict[str, Any],
+        limit: ClientLimit,
         display_name: str | None = None,
     ) -> tuple[AttemptRecord, bool]:
         """The player's attempt of the puzzle, created at state start unless one exists;
-        True when it was created now. Concurrent starts create one attempt."""
+        True when it was created now. Concurrent starts create one attempt.
+
+        A new attempt counts against its client's limit, in this transaction:
+        TooManyAttempts (and nothing stored) when the client has started as many
+        attempts of the puzzle as it may."""
         with self._write_rows() as connection:
+            if self._locks_rows:
+                connection.execute(select(func.pg_advisory_xact_lock(*limit.lock_key(puzzle_id))))
+            ours = {"puzzle_id": puzzle_id, "player_id": player_id}
+            if connection.execute(self._sql.attempt_of, ours).first() is None:
+                started = connection.scalar(
+                    select(func.count())
+                    .select_from(Attempt)
+                    .where(Attempt.puzzle_id == puzzle_id, Attempt.client == limit.client)
+                )
+                if started >= limit.attempts:
+                    raise TooManyAttempts(limit.attempts)
             self._upsert_player(connection, player_id, display_name)
             created = connection.scalar(
                 self._insert(Attempt)
@@ -129,6 +174,7 @@ class AttemptStorage:
                     played=0,
                     state=start,
                     over=False,
+                    client=limit.client,
                 )
                 .on_conflict_do_nothing(index_elements=["puzzle_id", "player_id"])
                 .returning(Attempt.id)

@@ -3,6 +3,8 @@ not finished may see of other players' runs."""
 
 from __future__ import annotations
 
+import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
@@ -10,15 +12,18 @@ from threading import Barrier, BrokenBarrierError
 from typing import Any
 
 import pytest
+import sqlalchemy
 from flask import Flask
 from flask.testing import FlaskClient
 
 from puzzles import GAMES, get_game
 from service import daily
 from service.clock import Clock
+from service.models import Attempt
 from service.players import COOKIE_NAME
+from service.redis_server import EmbeddedRedis
 from service.store import PuzzleRecord, Store
-from service.store_attempts import AttemptMoved, Extension, RunResult
+from service.store_attempts import AttemptMoved, ClientLimit, Extension, RunResult
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import (
     FINISHING_GAME,
@@ -31,6 +36,8 @@ from tests.api_fixtures import (
 )
 
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
+# A client (a keyed hash of its address bucket) that may start a few attempts of a puzzle.
+ONE_CLIENT = ClientLimit("c0ffee" * 5 + "00", 3)
 # Action types that reveal something new (a die, a card): the client must wait for the answer.
 REVEALING = {"roll", "reroll", "move", "gear_check", "start", "drive"}
 
@@ -200,7 +207,7 @@ def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(stor
     puzzle = store.ensure_puzzle(
         FINISHING_GAME, "race", game.rules_version, daily_date=daily.today(), number=1
     )
-    attempt, _ = store.start_attempt(puzzle.id, "p1", game.new_game(puzzle.seed))
+    attempt, _ = store.start_attempt(puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT)
     for _round in range(8):
         choices = game.legal_actions(attempt.state)[:2]
         if len(choices) < 2:
@@ -243,7 +250,9 @@ def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: St
         FINISHING_GAME, "ends", game.rules_version, daily_date=daily.today(), number=1
     )
     actions = finished_run(game, puzzle.seed)
-    attempt, created = store.start_attempt(puzzle.id, "p1", game.new_game(puzzle.seed), "Ada")
+    attempt, created = store.start_attempt(
+        puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT, display_name="Ada"
+    )
     final = game.replay(puzzle.seed, actions)
     result = RunResult(game.score(final), game.tiebreak(final), True)
     over = store.extend_attempt(
@@ -391,6 +400,69 @@ def test_attempt_starts_are_limited_per_address_and_daily(make_app):
     other_game = todays_daily(store, "rallye-raser")
     assert start_attempt(returning, other_game).status_code == 201  # another daily
     assert start_attempt(client_of(app), puzzle).status_code == 201  # another address
+
+
+def start_from(app: Flask, address: str, puzzle: PuzzleRecord) -> int:
+    """The status of a new player's attempt start from address."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return start_attempt(client, puzzle).status_code
+
+
+def test_the_attempt_limit_holds_while_redis_is_down(make_app, tmp_path, database_url: str):
+    """Counted in the database in the transaction that starts each attempt: a Redis outage
+    gives no address a fresh budget (each web process would count only what it saw)."""
+    server = EmbeddedRedis(tmp_path / "r.sock", tmp_path / "redis")
+    server.start()
+    try:
+        app = make_app(redis=server.url, database=database_url, RALLY_ATTEMPTS_PER_ADDRESS="2")
+        puzzle = todays_daily(app.extensions["rally"].store, FINISHING_GAME)
+        assert [start_from(app, "10.9.0.1", puzzle) for _ in range(2)] == [201, 201]
+        server.stop()
+        assert start_from(app, "10.9.0.1", puzzle) == 429
+        later = make_app(redis=server.url, database=database_url, RALLY_ATTEMPTS_PER_ADDRESS="2")
+        assert start_from(later, "10.9.0.1", puzzle) == 429  # a process started meanwhile
+        assert start_from(later, "10.9.0.2", puzzle) == 201
+    finally:
+        server.stop()
+
+
+def test_concurrent_starts_from_one_address_pass_the_limit_exactly(make_app, database_url: str):
+    app = make_app(database=database_url, RALLY_ATTEMPTS_PER_ADDRESS="3")
+    store = app.extensions["rally"].store
+    puzzle = todays_daily(store, FINISHING_GAME)
+    barrier = Barrier(8)
+
+    def start(_: int) -> int:
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = "10.9.1.1"
+        barrier.wait()
+        return start_attempt(client, puzzle).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = sorted(pool.map(start, range(8)))
+    assert statuses == [201] * 3 + [429] * 5
+
+
+def test_the_database_keeps_a_keyed_hash_of_the_client_never_its_address(
+    app: Flask, api_store: Store
+):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    assert start_from(app, "203.0.113.77", puzzle) == 201
+    assert start_from(app, "2001:db8:5:6::1", puzzle) == 201
+    with api_store.engine.connect() as connection:
+        clients = (
+            connection.execute(sqlalchemy.select(Attempt.client).order_by(Attempt.created_at))
+            .scalars()
+            .all()
+        )
+        everything = json.dumps(
+            [list(row) for row in connection.execute(sqlalchemy.select(Attempt.__table__))],
+            default=str,
+        )
+    assert len(set(clients)) == 2 and all(re.fullmatch("[0-9a-f]{32}", c) for c in clients)
+    for address in ("203.0.113.77", "2001:db8:5:6", "2001:db8:5:6::"):
+        assert address not in everything
 
 
 def test_new_player_ids_are_limited_per_address(make_app):

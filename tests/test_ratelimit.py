@@ -29,16 +29,15 @@ def limiter_on(redis_url: str) -> RateLimiter:
         web_connection(redis_url),
         writes_per_minute=1,
         new_seeds_per_hour=1,
-        attempts_per_address=1,
         new_players_per_hour=1,
     )
 
 
-def allowed(limiter: RateLimiter, limit: Limit, address: str, scope: str = "") -> bool:
+def allowed(limiter: RateLimiter, limit: Limit, address: str) -> bool:
     """Whether one more request from address passes the limit."""
     with Flask(__name__).test_request_context(environ_base={"REMOTE_ADDR": address}):
         try:
-            limiter.check(limit.within(scope))
+            limiter.check(limit)
         except ApiError as error:
             assert error.code == 429
             assert int(error.extra_headers["Retry-After"]) == error.fields["retry_after"] >= 1
@@ -74,14 +73,6 @@ def test_retry_after_says_when_the_oldest_request_leaves_the_window(redis_url: s
     with context, pytest.raises(ApiError) as refused:
         limiter.check(hour)
     assert 3590 <= refused.value.fields["retry_after"] <= 3600
-
-
-def test_a_scope_counts_apart_from_the_others(redis_url: str):
-    limiter = limiter_on(redis_url)
-    once = Limit("scope-test", 1, 60, "test requests")
-    assert allowed(limiter, once, "10.1.0.3", scope="one daily")
-    assert not allowed(limiter, once, "10.1.0.3", scope="one daily")
-    assert allowed(limiter, once, "10.1.0.3", scope="another daily")
 
 
 def refusal(limiter: RateLimiter, address: str, *limits: Limit) -> tuple[str, int] | None:

@@ -36,8 +36,16 @@ from service.api.common import (
 from service.api.dailies import daily_of
 from service.errors import ApiError
 from service.openapi import Answer, PathParam
+from service.ratelimit import keyed_client_key
 from service.store import PuzzleRecord
-from service.store_attempts import AttemptMoved, AttemptRecord, Extension, RunResult
+from service.store_attempts import (
+    AttemptMoved,
+    AttemptRecord,
+    ClientLimit,
+    Extension,
+    RunResult,
+    TooManyAttempts,
+)
 
 api.path_param(
     PathParam(
@@ -134,7 +142,8 @@ def _not_yours(attempt_id: str) -> ApiError:
 def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, int]:
     """Start the caller's one attempt of today's daily, or return the one they have (there
     is no restart). A future date is a 404, a past one a 409 (practise it with POST
-    /daily/{day}/{game}/play). Starting attempts is limited per client address and daily."""
+    /daily/{day}/{game}/play). Starting attempts is limited per client address and daily,
+    counted in the database (so while Redis is down too)."""
     wanted = published_day(day)
     if wanted != daily.today():
         raise ApiError(
@@ -151,11 +160,23 @@ def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, 
         if name is not None:
             store.upsert_player(existing.player_id, name)
         return jsonify(attempt_json(existing, puzzle, with_actions=True)), 200
-    players.admit_write(services().limiter.attempt_starts.within(f"{game}/{wanted}"))
-    engine = GAMES[game]
-    attempt, created = store.start_attempt(
-        puzzle.id, players.player_id_for_write(), engine.new_game(puzzle.seed), name
-    )
+    config = services().config
+    limit = ClientLimit(keyed_client_key(config.secret_key), config.attempts_per_address)
+    try:
+        attempt, created = store.start_attempt(
+            puzzle.id,
+            players.player_id_for_write(),
+            GAMES[game].new_game(puzzle.seed),
+            limit,
+            display_name=name,
+        )
+    except TooManyAttempts as refused:
+        raise ApiError.retry_later(
+            429,
+            f"too many attempts started on this daily from your address: at most "
+            f"{refused.limit}; the next daily starts at 00:00 UTC",
+            daily.seconds_until_revealed(wanted),
+        ) from None
     return jsonify(attempt_json(attempt, puzzle, with_actions=True)), 201 if created else 200
 
 

@@ -8,7 +8,6 @@ over; a practice puzzle never is.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
@@ -244,7 +243,7 @@ def check_line_open(puzzle: PuzzleRecord, what: str) -> None:
         403,
         f"{what} opens to everyone once the daily's day is over, at {opens:%H:%M} UTC "
         f"({opens.isoformat()})",
-        max(1, math.ceil(daily.time_until_revealed(puzzle.daily_date).total_seconds())),
+        daily.seconds_until_revealed(puzzle.daily_date),
     )
     error.fields["line_opens_at"] = opens.isoformat()
     raise error
