@@ -27,8 +27,17 @@ _SIGNER_EXTENSION = "rally-player-signer"
 MAX_NAME_CHARS = 40
 # Unicode categories a display name may not hold: control, format (bidirectional
 # overrides and isolates, zero-width spaces and joiners, soft hyphen), surrogate,
-# private use and unassigned characters. They reorder or hide what others read.
-_REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn"}
+# private use and unassigned characters, and line and paragraph separators. They
+# reorder, hide or break what others read.
+_REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+# Characters of other categories that show nothing: the Hangul fillers (letters that
+# render as blank space), the braille blank, the combining grapheme joiner and the Khmer
+# inherent vowels (default-ignorable marks). A name of them looks empty, and beside a
+# real name they make a look-alike.
+_INVISIBLE = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f", "\u17b4", "\u17b5"}
+# What a name needs at least one of: a letter, digit, punctuation mark or symbol. Spaces
+# and combining marks alone show nothing (a mark needs a character to sit on).
+_VISIBLE_CATEGORIES = ("L", "N", "P", "S")
 
 
 def _signer() -> Signer:
@@ -82,17 +91,28 @@ def player_id_for_write() -> str:
     return g.new_player_id
 
 
+def _refused(char: str) -> bool:
+    return unicodedata.category(char) in _REFUSED_CATEGORIES or char in _INVISIBLE
+
+
+def _visible(char: str) -> bool:
+    return unicodedata.category(char).startswith(_VISIBLE_CATEGORIES) and char not in _INVISIBLE
+
+
 def clean_display_name(raw: str | None) -> str | None:
-    """The name in Unicode NFC, or ApiError 400 when it is blank, too long, or holds a
-    control, bidirectional, zero-width or other invisible character."""
+    """The name in Unicode NFC, or ApiError 400 when it is too long, holds a control,
+    bidirectional, zero-width, line-breaking or other invisible character, starts with a
+    combining mark (which has nothing to sit on), or shows no visible character at all."""
     if raw is None:
         return None
     name = unicodedata.normalize("NFC", raw)
-    refused = next((c for c in name if unicodedata.category(c) in _REFUSED_CATEGORIES), None)
+    refused = next((c for c in name if _refused(c)), None)
     if refused is not None:
         raise ApiError(400, f"name: the character U+{ord(refused):04X} is not allowed in a name")
-    if not name.strip():
+    if not any(_visible(c) for c in name):
         raise ApiError(400, "name: a name must show at least one visible character")
+    if unicodedata.category(name[0]).startswith("M"):
+        raise ApiError(400, "name: a name cannot start with a combining mark")
     if len(name) > MAX_NAME_CHARS:
         raise ApiError(400, f"name: at most {MAX_NAME_CHARS} characters")
     return name

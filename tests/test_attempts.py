@@ -481,11 +481,40 @@ def test_new_player_ids_are_limited_per_address(make_app):
 # Names
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["   ", "Ada\u202eevil", "A\u200bda", "Ada\u2066", "\ufeffAda", "Ada\u00ad", "Ad\u0085a"],
-    ids=["blank", "bidi override", "zero-width space", "isolate", "BOM", "soft hyphen", "NEL"],
-)
+REFUSED_NAMES = {
+    "blank": "   ",
+    "bidi override": "Ada\u202eevil",
+    "zero-width space": "A\u200bda",
+    "isolate": "Ada\u2066",
+    "BOM": "\ufeffAda",
+    "soft hyphen": "Ada\u00ad",
+    "NEL": "Ad\u0085a",
+    "Hangul filler": "\u3164",
+    "Hangul choseong filler": "\u115f",
+    "Hangul jungseong filler": "\u1160",
+    "halfwidth Hangul filler": "\uffa0",
+    "a filler beside a name": "Ada\u3164",
+    "braille blank": "\u2800\u2800",
+    "combining marks alone": "\u0301\u0308",
+    "a mark on nothing": "\u0301Ada",
+    "a mark on a space": " \u0301",
+    "combining grapheme joiner": "Ad\u034fa",
+    "line separator": "Ada\u2028Lovelace",
+    "paragraph separator": "\u2029",
+    "ideographic spaces": "\u3000\u3000",
+}
+ACCEPTED_NAMES = {
+    "plain": "Ada",
+    "accents": "Zoë Ångström",
+    "Hangul": "한글",
+    "emoji with a variation selector": "\u2764\ufe0f",
+    "Devanagari": "देवनागरी",
+    "a combining mark on a letter": "Zoe\u0308",
+    "digits": "42",
+}
+
+
+@pytest.mark.parametrize("name", REFUSED_NAMES.values(), ids=REFUSED_NAMES.keys())
 def test_names_with_invisible_or_reordering_characters_are_refused(
     name: str, client: FlaskClient, api_store: Store
 ):
@@ -494,6 +523,12 @@ def test_names_with_invisible_or_reordering_characters_are_refused(
     assert answer.status_code == 400
     assert "name" in answer.get_json()["error"]
     assert api_store.player_count() == 0
+
+
+@pytest.mark.parametrize("name", ACCEPTED_NAMES.values(), ids=ACCEPTED_NAMES.keys())
+def test_names_in_any_script_are_accepted(name: str, client: FlaskClient, api_store: Store):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    assert start_attempt(client, puzzle, name=name).status_code == 201
 
 
 def test_a_name_is_stored_in_nfc_and_a_change_applies_to_later_runs_only(
