@@ -9,7 +9,9 @@ from itertools import accumulate
 from typing import Any
 
 import jsonschema_rs
-from flask import request
+from flask import current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wsgi import get_input_stream
 
 from service.errors import ApiError
 
@@ -89,6 +91,20 @@ def _body_problem(text: str, body: Any, max_depth: int) -> str | None:
     return None
 
 
+def _body_bytes() -> bytes:
+    """The request's body, whole: RequestEntityTooLarge (a 413) when it is larger than the
+    app's limit, however it was sent.
+
+    werkzeug's stream of a body sent in chunks (no Content-Length) ends at the limit
+    without a word, and the cut body was then parsed: read one byte past the limit, so
+    that a body over it is seen to be and refused before any parsing."""
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    raw = get_input_stream(request.environ, max_content_length=limit + 1).read()
+    if len(raw) > limit:
+        raise RequestEntityTooLarge()
+    return raw
+
+
 def _body_text(raw: bytes) -> str:
     """The body as text, in the encoding JSON's own rules detect, decoded strictly (so no
     surrogate can hide in the bytes)."""
@@ -99,11 +115,11 @@ def read_json_body(validator: jsonschema_rs.Validator) -> Any:
     """The request's JSON body, checked by validator (ApiError 400 otherwise).
 
     Numbers must be integers (2.0 and 1e3 are refused, JSON Schema would count them as
-    integers) and strings Unicode text. Reading the body beyond MAX_CONTENT_LENGTH raises
-    the 413 of the app's limit.
+    integers) and strings Unicode text. A body larger than MAX_CONTENT_LENGTH, with a
+    Content-Length or sent in chunks, raises the 413 of the app's limit.
     """
     try:
-        text = _body_text(request.get_data(cache=False))
+        text = _body_text(_body_bytes())
         body = json.loads(text, parse_constant=_reject_constant, parse_float=_reject_fraction)
     except _RefusedValueError as error:
         raise ApiError(400, f"the request body is refused: {error}") from None
