@@ -2,11 +2,12 @@
 
 gevent's: every connection is a greenlet, so a client that sends its request
 slowly holds a little memory and never a worker (see "Slow clients" in
-docs/performance.md). A request gunicorn itself cannot parse (a malformed
-request line or header, a request line or headers over gunicorn's limits) is
-answered in the app's JSON, `{"error": message, "status": code}`, instead of
-gunicorn's HTML page; the rarer refusals (an unsupported transfer coding,
-a failed expectation) keep gunicorn's own answer.
+docs/performance.md). Whatever gunicorn answers itself, before the app sees a
+request (a malformed request line or header, a request line or headers over
+gunicorn's limits, an unsupported transfer coding, a failed expectation, an
+error outside the app), is answered like the app's own errors: JSON
+`{"error": message, "status": code}` with the app's security headers
+(service.security), instead of gunicorn's bare HTML page.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from http import HTTPStatus
 
 from gunicorn import util
 from gunicorn.http.errors import (
@@ -29,57 +31,67 @@ from gunicorn.http.errors import (
 )
 from gunicorn.workers.ggevent import GeventWorker
 
+from service.security import SECURITY_HEADERS
+
 # After a refusal, unread request bytes are drained this long (at most this much) before
 # closing: closing with them unread resets the connection, and the answer may be lost.
 LINGER_SECONDS = 1.0
 LINGER_BYTES = 256 * 1024
-REASONS = {400: "Bad Request", 414: "URI Too Long", 431: "Request Header Fields Too Large"}
-# Parse errors gunicorn answers with another status than 400, or that are not the client's.
-NOT_BAD_REQUESTS = (
-    ConfigurationProblem,
-    ExpectationFailed,
-    ForbiddenProxyRequest,
-    InvalidResponseHeader,
-    InvalidResponseHeaderName,
-    UnsupportedTransferCoding,
+SERVER_ERROR = (500, "internal server error")
+# The errors gunicorn answers with another status than 400, with the words for each.
+OTHER_STATUSES: tuple[tuple[type[Exception], int, str], ...] = (
+    (LimitRequestLine, 414, "the request line is too long"),
+    (LimitRequestHeaders, 431, "the request headers are too large or too many"),
+    (UnsupportedTransferCoding, 501, "unsupported transfer coding"),
+    (ExpectationFailed, 417, "the expectation cannot be met"),
+    (ForbiddenProxyRequest, 403, "the request is forbidden"),
+    # The server's own fault, not the client's: its configuration, or a header the app
+    # tried to send.
+    (ConfigurationProblem, *SERVER_ERROR),
+    (InvalidResponseHeader, *SERVER_ERROR),
+    (InvalidResponseHeaderName, *SERVER_ERROR),
 )
 
 
-def json_refusal(error: Exception) -> tuple[int, str] | None:
-    """Status and message for a request gunicorn could not parse; None for other errors."""
-    if isinstance(error, LimitRequestLine):
-        return 414, "the request line is too long"
-    if isinstance(error, LimitRequestHeaders):
-        return 431, "the request headers are too large or too many"
-    if isinstance(error, ParseException) and not isinstance(error, NOT_BAD_REQUESTS):
+def refusal(error: Exception) -> tuple[int, str]:
+    """Status and message of gunicorn's answer to error: a client's request it could not
+    parse or serve, or else a server error."""
+    for kind, status, message in OTHER_STATUSES:
+        if isinstance(error, kind):
+            return status, message
+    if isinstance(error, ParseException):
         return 400, f"malformed request: {error}"
-    return None
+    return SERVER_ERROR
 
 
 def json_answer(status: int, message: str) -> bytes:
+    """The whole HTTP answer: JSON like the app's errors, with the app's security headers."""
     body = json.dumps({"error": message, "status": status}).encode()
-    head = (
-        f"HTTP/1.1 {status} {REASONS[status]}\r\n"
-        "Connection: close\r\n"
-        "Content-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
+    headers = {
+        "Connection": "close",
+        "Content-Type": "application/json",
+        "Content-Length": str(len(body)),
+        **SECURITY_HEADERS,
+    }
+    head = f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n" + "".join(
+        f"{name}: {value}\r\n" for name, value in headers.items()
     )
-    return head.encode("latin-1") + body
+    return (head + "\r\n").encode("latin-1") + body
 
 
 class JsonErrorsGeventWorker(GeventWorker):
-    """gunicorn's gevent worker answering the requests it cannot parse in JSON."""
+    """gunicorn's gevent worker answering what it answers itself in the app's JSON."""
 
     def handle_error(
         self, req: object, client: socket.socket, addr: tuple[str, int] | None, exc: Exception
     ) -> None:
-        refusal = json_refusal(exc)
-        if refusal is None:
-            super().handle_error(req, client, addr, exc)
-            return
-        self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
+        status, message = refusal(exc)
+        if status < 500:
+            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
+        else:
+            self.log.exception("Error handling request: %s", exc)
         try:
-            util.write_nonblock(client, json_answer(*refusal))
+            util.write_nonblock(client, json_answer(status, message))
             drain(client)
         except OSError:
             self.log.debug("Failed to send error message.")

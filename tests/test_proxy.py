@@ -22,6 +22,7 @@ import pytest
 from conftest import environment_without_settings, free_port, wait_for_http
 
 from service.migrations import upgrade
+from service.security import SECURITY_HEADERS
 
 NGINX_CONFIG = Path(__file__).resolve().parent.parent / "deploy" / "nginx.conf"
 # deploy.yml's names for the web replicas and the port nginx listens on in its container.
@@ -86,8 +87,8 @@ def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict]:
         return error.code, json.loads(error.read())
 
 
-def raw_request(port: int, data: bytes) -> tuple[int, str, dict]:
-    """Status, content type and JSON body of the answer to bytes sent as they are."""
+def raw_request(port: int, data: bytes) -> tuple[int, dict[str, str], dict]:
+    """Status, headers and JSON body of the answer to bytes sent as they are."""
     with socket.create_connection(("127.0.0.1", port), timeout=ANSWER_SECONDS) as connection:
         connection.sendall(data)
         connection.shutdown(socket.SHUT_WR)  # all sent: nginx need not linger for more
@@ -97,7 +98,7 @@ def raw_request(port: int, data: bytes) -> tuple[int, str, dict]:
     head, _, body = received.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     headers = dict(line.split(": ", 1) for line in lines[1:])
-    return int(lines[0].split()[1]), headers.get("Content-Type", ""), json.loads(body)
+    return int(lines[0].split()[1]), headers, json.loads(body)
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -205,6 +206,12 @@ UNPARSABLE_REQUESTS = [
     (b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
     (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000 + b"\r\n\r\n", 431),
 ]
+# What gunicorn refuses on its own besides, before the app sees the request.
+GUNICORN_REFUSALS = [
+    *UNPARSABLE_REQUESTS,
+    (b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: br\r\n\r\n", 501),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n", 400),
+]
 
 
 @pytest.mark.parametrize("server", ["web", "proxy"])
@@ -213,15 +220,28 @@ def test_requests_that_cannot_be_parsed_are_refused_in_json(
     request, server: str, request_bytes: bytes, status: int
 ):
     port = request.getfixturevalue(server)
-    answered, content_type, body = raw_request(port, request_bytes)
-    assert (answered, content_type) == (status, "application/json")
+    answered, headers, body = raw_request(port, request_bytes)
+    assert (answered, headers["Content-Type"]) == (status, "application/json")
     assert body["status"] == status and body["error"]
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), GUNICORN_REFUSALS)
+def test_gunicorns_own_answers_carry_the_apps_security_headers(
+    web: int, request_bytes: bytes, status: int
+):
+    answered, headers, body = raw_request(web, request_bytes)
+    assert (answered, headers["Content-Type"], body["status"]) == (
+        status,
+        "application/json",
+        status,
+    )
+    assert {name: headers.get(name) for name in SECURITY_HEADERS} == SECURITY_HEADERS
 
 
 def test_nginx_refuses_a_body_over_the_apps_limit_in_json(proxy: int):
     too_large = b"POST /api/v1/play/x/y HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
-    answered, content_type, body = raw_request(proxy, too_large)
-    assert (answered, content_type) == (413, "application/json")
+    answered, headers, body = raw_request(proxy, too_large)
+    assert (answered, headers["Content-Type"]) == (413, "application/json")
     assert body == {
         "error": "the request body is larger than the limit of 65536 bytes",
         "status": 413,
@@ -248,8 +268,8 @@ def test_a_chunked_body_over_the_limit_is_a_413_never_cut_and_parsed(request, se
     port = request.getfixturevalue(server)
     path = "/api/v1/play/crazy-rally/chunked-body"
     padded = b'{"actions":[]}' + b" " * 70_000 + b"GARBAGE"
-    status, content_type, body = raw_request(port, chunked_post(path, padded))
-    assert (status, content_type, body["status"]) == (413, "application/json", 413)
+    status, headers, body = raw_request(port, chunked_post(path, padded))
+    assert (status, headers["Content-Type"], body["status"]) == (413, "application/json", 413)
     assert "65536 bytes" in body["error"]
     # Within the limit, in chunks (urllib sends an iterable body so), it is read whole.
     within = [b'{"actions":', b" " * 60_000, b"[]}"]
