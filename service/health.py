@@ -6,6 +6,12 @@ workers there are and how many are busy). The queues fail when a job has waited
 longer than RALLY_HEALTH_MAX_JOB_AGE while no worker is busy: nothing is getting
 through. A long wait while workers are busy is a backlog (low-priority work
 waits by design), not a failure.
+
+A worker counts while it heartbeats: one silent for SILENT_HEARTBEATS of its
+heartbeats (RALLY_HEARTBEAT) is dead, say killed with SIGKILL, which left its entry
+in RQ's registry for its key's remaining time (a minute or more; as long as its
+job's timeout while it was busy), and so counted as a worker, busy, keeping the
+queues "ok" while nothing was getting through. It is reported as silent instead.
 200 when every part is well, else 503; both in JSON naming each part:
 
     {"status": "ok" | "failing", "failing": [part, ...],
@@ -14,7 +20,7 @@ waits by design), not a failure.
                           "queues": {"solve": 0, "solve-practice": 2, "solve-archive": 0,
                                      "solve-coming": 12, "solve-retry": 0},
                           "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900,
-                          "workers": 1, "busy_workers": 1}}}
+                          "workers": 1, "busy_workers": 1, "silent_workers": 0}}}
 
 `rally serve` asks it to find a hung web process; deploy.yml's health checks
 ask it of every web replica.
@@ -37,6 +43,8 @@ from service.queue import solve_queues, web_connection
 blueprint = Blueprint("health", __name__)
 # An error is reported by its kind and first line, cut to this length.
 ERROR_CHARS = 200
+# A worker that has not heartbeaten for this many heartbeats is dead (service.config).
+SILENT_HEARTBEATS = 3
 
 
 def _error_text(error: Exception) -> str:
@@ -76,16 +84,29 @@ def oldest_job_age(queue: Queue, now: datetime) -> float | None:
     return (now - job.enqueued_at).total_seconds()
 
 
-def check_queues(connection: redis.Redis, max_age: int) -> dict[str, Any]:
+def is_heartbeating(worker: Worker, now: datetime, heartbeat: int) -> bool:
+    """True when the worker's last heartbeat is recent: it is alive."""
+    last = worker.last_heartbeat
+    if last is None:
+        return False
+    if last.tzinfo is None:
+        last = last.replace(tzinfo=UTC)
+    return (now - last).total_seconds() <= SILENT_HEARTBEATS * heartbeat
+
+
+def check_queues(connection: redis.Redis, max_age: int, heartbeat: int) -> dict[str, Any]:
     """Every solve queue, most urgent first: jobs waiting in each, the longest wait of any,
-    and the workers; failing when a job has waited too long and no worker is busy."""
+    and the workers alive (heartbeating every `heartbeat` seconds); failing when a job has
+    waited too long and no living worker is busy."""
     started = time.perf_counter()
     now = datetime.now(UTC)
     try:
         queues = solve_queues(connection)
         depths = {queue.name: queue.count for queue in queues}
         ages = [age for queue in queues if (age := oldest_job_age(queue, now)) is not None]
-        states = [worker.get_state() for worker in Worker.all(connection=connection)]
+        registered = Worker.all(connection=connection)
+        alive = [worker for worker in registered if is_heartbeating(worker, now, heartbeat)]
+        states = [worker.get_state() for worker in alive]
     except redis.RedisError as error:
         return _timed({"ok": False, "error": _error_text(error)}, started)
     oldest = round(max(ages), 1) if ages else None
@@ -97,8 +118,9 @@ def check_queues(connection: redis.Redis, max_age: int) -> dict[str, Any]:
             "queues": depths,
             "oldest_job_age_seconds": oldest,
             "max_job_age_seconds": max_age,
-            "workers": len(states),
+            "workers": len(alive),
             "busy_workers": busy,
+            "silent_workers": len(registered) - len(alive),
         },
         started,
     )
@@ -113,7 +135,9 @@ def healthz() -> tuple[Response, int]:
         "redis": check_redis(connection),
     }
     if checks["redis"]["ok"]:
-        checks["queue"] = check_queues(connection, services.config.health_max_job_age)
+        checks["queue"] = check_queues(
+            connection, services.config.health_max_job_age, services.config.heartbeat
+        )
     else:
         checks["queue"] = {"ok": False, "error": "not checked: Redis is unreachable"}
     failing = [part for part, check in checks.items() if not check["ok"]]

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import redis
-from conftest import free_port
+from conftest import free_port, kill_everything_under
+from flask.testing import FlaskClient
 from rq import Queue, Worker
+from rq.utils import utcformat
 from rq.worker import WorkerStatus
 
+from service.config import Config
 from service.queue import Urgency, solve_queue
 from tests.api_fixtures import *  # noqa: F403
 from tests.api_fixtures import client_of
@@ -93,3 +101,53 @@ def test_a_backlog_behind_a_busy_worker_is_healthy(make_app, redis_url: str):
     answer = client_of(make_app(RALLY_HEALTH_MAX_JOB_AGE="120")).get("/healthz")
     assert answer.status_code == 200
     assert answer.get_json()["checks"]["queue"]["busy_workers"] == 1
+
+
+def heartbeat_at(worker: Worker, moment: datetime) -> None:
+    worker.connection.hset(worker.key, "last_heartbeat", utcformat(moment))
+
+
+def test_a_silent_busy_worker_is_dead_and_keeps_no_queue_ok(make_app, redis_url: str):
+    """A worker killed with SIGKILL leaves its entry, busy, until its key expires: counted,
+    it would keep a stuck queue "ok". Silent for three heartbeats, it counts for nothing."""
+    connection = redis.Redis.from_url(redis_url)
+    queue = practice_queue(redis_url)
+    enqueue_waiting_since(queue, 300)
+    killed = Worker([queue], connection=connection)
+    killed.register_birth()
+    killed.set_state(WorkerStatus.BUSY)
+    app = make_app(RALLY_HEALTH_MAX_JOB_AGE="120", RALLY_HEARTBEAT="10")
+    heartbeat_at(killed, datetime.now(UTC) - timedelta(seconds=29))
+    assert client_of(app).get("/healthz").status_code == 200  # two heartbeats late: alive
+    heartbeat_at(killed, datetime.now(UTC) - timedelta(seconds=31))
+    answer = client_of(app).get("/healthz")
+    assert answer.status_code == 503
+    check = answer.get_json()["checks"]["queue"]
+    assert (check["workers"], check["busy_workers"], check["silent_workers"]) == (0, 0, 1)
+
+
+def healthz_workers(client: FlaskClient) -> int:
+    return client.get("/healthz").get_json()["checks"]["queue"]["workers"]
+
+
+def test_a_worker_killed_with_sigkill_stops_counting_within_a_minute(
+    make_app, service_env: Config, process_env: dict[str, str]
+):
+    client = client_of(make_app(database=service_env.database_url, redis=service_env.redis_url))
+    env = {**process_env, **{k: v for k, v in os.environ.items() if k.startswith("RALLY_")}}
+    env |= {"DATABASE_URL": service_env.database_url, "REDIS_URL": service_env.redis_url}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker"], env=env, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while healthz_workers(client) != 1:
+            assert time.monotonic() < deadline, "the worker never counted"
+            time.sleep(0.2)
+        os.kill(worker.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        while healthz_workers(client) != 0:
+            assert time.monotonic() - killed_at < 60, "a killed worker still counts"
+            time.sleep(0.5)
+    finally:
+        kill_everything_under(worker)
