@@ -38,6 +38,7 @@ import itertools
 import json
 import math
 import os
+import secrets
 import shutil
 import socket
 import statistics
@@ -76,7 +77,8 @@ PRACTICE_SEED = "bench-practice"
 ATTEMPT_GAME = "rallye-raser"
 REVEALING = {"roll", "reroll", "move"}
 # The bench's own key, so that it knows today's seed and can prepare a run of it.
-BENCH_DAILY_KEY = "bench-daily-key-0123456789abcdef0123456789"
+# Random: no key printed in the repository is accepted.
+BENCH_DAILY_KEY = secrets.token_urlsafe(32)
 # Run submissions without a player cookie: each one a new player.
 SUBMISSION = "POST runs (submission)"
 STARTUP_SECONDS = 30.0

@@ -7,8 +7,11 @@ DATABASE_URL and REDIS_URL points the same code at shared servers.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
+import tempfile
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +20,29 @@ from urllib.parse import urlsplit
 # A unix socket path must fit in sockaddr_un.sun_path (108 bytes with the NUL on Linux).
 MAX_SOCKET_PATH = 107
 REDIS_SOCKET_NAME = "redis.sock"
-# Shortest key accepted from the environment: a short key can be found by brute force
-# from one revealed daily seed, and with it every coming seed.
+# Shortest key accepted: a short key can be found by brute force from one revealed daily
+# seed, and with it every coming seed.
 MIN_KEY_BYTES = 32
+# Least variety a key must show: its length times the entropy of its characters'
+# frequencies, in bits. 32 random hex digits (128 bits) show 90 or more (the least of
+# 200,000 drawn); 32 copies of one letter show 0, "ab" repeated 32.
+MIN_KEY_VARIETY_BITS = 80
+# Keys printed in this project's repository, its history included (examples and the keys
+# of earlier tests): anyone can read them, so none may sign cookies or derive seeds.
+PUBLISHED_KEYS = frozenset(
+    {
+        "api-test-daily-key-of-at-least-32-bytes",
+        "api-test-secret-key-of-at-least-32-bytes",
+        "bench-daily-key-0123456789abcdef0123456789",
+        "browser-test-daily-key-of-at-least-32-bytes",
+        "browser-test-secret-key-of-at-least-32-bytes",
+        "deploy-test-daily-key-of-at-least-32-bytes",
+        "deploy-test-secret-key-of-at-least-32-bytes",
+        "live-test-key-of-at-least-thirty-two-bytes",
+        "worker-log-test-key-of-at-least-32-bytes",
+    }
+)
+MAKE_A_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
 # Where `rally serve` listens by default, and so the default public address of share URLs.
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -55,32 +78,78 @@ def _public_url(env: Mapping[str, str]) -> str:
     return raw.rstrip("/")
 
 
-def _secret_from_file(path: Path) -> str:
-    """The secret stored at path, creating it (mode 0600) on first use.
+def variety_bits(key: str) -> float:
+    """How much variety key shows: its length times the entropy of the frequencies of its
+    characters, in bits (an upper bound on a key's strength, far above it for a word)."""
+    counts = Counter(key)
+    return -sum(n * math.log2(n / len(key)) for n in counts.values())
 
-    O_EXCL makes concurrent first starts (web and worker at once) agree on one secret.
+
+def repeats_itself(key: str) -> bool:
+    """True when key is a shorter string said again (and maybe a part of it once more)."""
+    return any(key[period:] == key[:-period] for period in range(1, len(key) // 2 + 1))
+
+
+def key_weakness(key: str) -> str | None:
+    """What makes key too weak to derive seeds or sign cookies with, or None."""
+    size = len(key.encode())
+    if size < MIN_KEY_BYTES:
+        return f"is {size} bytes long: use at least {MIN_KEY_BYTES} random bytes"
+    if key in PUBLISHED_KEYS:
+        return "is printed in this project's repository, where anyone can read it"
+    if repeats_itself(key) or variety_bits(key) < MIN_KEY_VARIETY_BITS:
+        return "has too little variety (a character or a few, said again): use random bytes"
+    return None
+
+
+def _checked_key(name: str, key: str, where: str, remedy: str) -> str:
+    """key, or ConfigError saying what is wrong with it, where it came from and what to do."""
+    weakness = key_weakness(key)
+    if weakness is not None:
+        raise ConfigError(
+            f"{name} ({where}) {weakness}. Refusing to start with a weak key: {remedy} (make "
+            f"one with {MAKE_A_KEY}). A new daily key changes every coming daily's seed"
+        )
+    return key
+
+
+def _new_secret_file(path: Path) -> None:
+    """Store a new random secret at path, unless a file is there already.
+
+    The secret is written whole to a temporary file first and then linked into place,
+    which fails if the name exists: concurrent first starts (web and worker at once)
+    agree on the first one linked, and nobody ever reads a file half written.
     """
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(32))
+            file.flush()
+            os.fsync(file.fileno())
+        os.link(temporary, path)
     except FileExistsError:
-        return path.read_text().strip()
-    with os.fdopen(descriptor, "w") as file:
-        file.write(secrets.token_urlsafe(32))
-    return path.read_text().strip()
+        pass  # another process linked its secret first: that one is everyone's
+    finally:
+        os.unlink(temporary)
+
+
+def _secret_from_file(name: str, path: Path) -> str:
+    """The secret stored at path, created (mode 0600) on first use and checked like a key
+    from the environment. A weak or empty one is refused, never replaced: a new daily key
+    would change every coming daily's seed."""
+    if not path.exists():
+        _new_secret_file(path)
+    remedy = f"write a new one into {path}, or delete the file to have one generated"
+    return _checked_key(name, path.read_text().strip(), f"read from {path}", remedy)
 
 
 def _secret(env: Mapping[str, str], name: str, instance_path: Path, file_name: str) -> str:
     value = env.get(name)
     if value:
-        if len(value.encode()) < MIN_KEY_BYTES:
-            raise ConfigError(
-                f"{name} is {len(value.encode())} bytes long: use at least {MIN_KEY_BYTES} "
-                "random bytes (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))'), "
-                "or leave it unset to have one generated in the instance folder"
-            )
-        return value
+        remedy = f"set {name} to a new one, or unset it to have one generated"
+        return _checked_key(name, value, "from the environment", remedy)
     instance_path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return _secret_from_file(instance_path / file_name)
+    return _secret_from_file(name, instance_path / file_name)
 
 
 def secure_instance_folder(instance_path: Path) -> None:

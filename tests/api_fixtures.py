@@ -9,6 +9,7 @@ address, so that tests never share a rate-limit window.
 from __future__ import annotations
 
 import itertools
+import secrets
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
@@ -28,7 +29,9 @@ from service.store import PuzzleRecord, Store
 
 __all__ = ["api_store", "app", "client", "make_app"]
 
-DAILY_KEY = "api-test-daily-key-of-at-least-32-bytes"
+# Keys of this test session: random, as no key printed in the repository is accepted.
+DAILY_KEY = secrets.token_urlsafe(32)
+SECRET_KEY = secrets.token_urlsafe(32)
 # Random playouts of this game often reach the finish, so finished runs are cheap to find.
 FINISHING_GAME = "crazy-rally"
 _addresses = itertools.count(1)
@@ -41,7 +44,7 @@ def api_config(instance_path: Path, database_url: str, redis_url: str, **setting
         "RALLY_INSTANCE_PATH": str(instance_path),
         "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
-        "RALLY_SECRET_KEY": "api-test-secret-key-of-at-least-32-bytes",
+        "RALLY_SECRET_KEY": SECRET_KEY,
         "RALLY_DAILY_KEY": DAILY_KEY,
         **settings,
     }

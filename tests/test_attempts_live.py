@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import secrets
 import socket
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from service.store import Store
 from tests.api_fixtures import finished_run
 
 GAME = "crazy-rally"
-KEY = "live-test-key-of-at-least-thirty-two-bytes"
+KEY = secrets.token_urlsafe(32)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time as time_module
@@ -89,8 +90,8 @@ def served_site(folder: Path, redis_url: str, **settings: str) -> Iterator[Site]
         "RALLY_INSTANCE_PATH": str(folder / "i"),
         "DATABASE_URL": f"sqlite:///{folder / 'rally.sqlite3'}",
         "REDIS_URL": redis_url,
-        "RALLY_SECRET_KEY": "browser-test-secret-key-of-at-least-32-bytes",
-        "RALLY_DAILY_KEY": "browser-test-daily-key-of-at-least-32-bytes",
+        "RALLY_SECRET_KEY": secrets.token_urlsafe(32),
+        "RALLY_DAILY_KEY": secrets.token_urlsafe(32),
         # Every test's browser comes from one address, and no worker solves the practice
         # seeds they open: limits per address are lifted here and tested on their own.
         "RALLY_MAX_PENDING_SOLVES": "100000",

@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import stat
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime
 from pathlib import Path
+from threading import Barrier
 
 import pytest
 
 from puzzles import GAMES, validate_seed
+from service import config as settings
 from service import daily
-from service.config import Config, secure_instance_folder
+from service.config import Config, ConfigError, secure_instance_folder
 from service.store import Store
+from tests.api_fixtures import DAILY_KEY, SECRET_KEY
 
 DAY = date(2026, 11, 30)
+# A valid daily key, so that only the secret key is read from the instance folder.
+DAILY_ONLY = {"RALLY_DAILY_KEY": DAILY_KEY}
 
 
 def test_a_daily_seed_is_a_valid_seed_naming_its_date():
@@ -84,14 +94,151 @@ def test_secrets_are_generated_once_with_mode_0600(instance_path: Path):
         assert stat.S_IMODE((instance_path / name).stat().st_mode) == 0o600
 
 
+KEY_NAMES = {"RALLY_SECRET_KEY": "secret_key", "RALLY_DAILY_KEY": "daily_key"}
+ROOT = Path(__file__).resolve().parent.parent
+WEAK_KEYS = {
+    "1 byte": "k",
+    "7 bytes": "7-bytes",
+    "31 bytes": "x" * 31,
+    "32 identical letters": "a" * 32,
+    "32 spaces": " " * 32,
+    "two letters repeated": "ab" * 16,
+    "a word repeated": "password" * 4,
+    "one letter changed": "a" * 31 + "b",
+    "a key printed in the repository": "api-test-daily-key-of-at-least-32-bytes",
+}
+
+
+@pytest.mark.parametrize("key", WEAK_KEYS.values(), ids=WEAK_KEYS.keys())
+@pytest.mark.parametrize("name", KEY_NAMES)
+def test_a_weak_key_is_refused_from_the_environment_and_from_the_instance_folder_alike(
+    name: str, key: str, instance_path: Path
+):
+    with pytest.raises(ConfigError, match=f"{name} \\(from the environment\\) .*Refusing"):
+        Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path), name: key})
+    instance_path.mkdir(exist_ok=True)
+    stored = instance_path / KEY_NAMES[name]
+    stored.write_text(key)
+    with pytest.raises(ConfigError, match=f"{name} \\(read from {stored}\\) .*Refusing"):
+        Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path)})
+    assert stored.read_text() == key  # refused, never replaced
+
+
+@pytest.mark.parametrize("name", KEY_NAMES)
+def test_an_empty_key_file_is_refused_and_kept(name: str, instance_path: Path):
+    instance_path.mkdir()
+    (instance_path / KEY_NAMES[name]).write_text("")
+    with pytest.raises(ConfigError, match="is 0 bytes long"):
+        Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path)})
+    assert (instance_path / KEY_NAMES[name]).read_text() == ""
+
+
+@pytest.mark.parametrize(
+    "generated",
+    [
+        lambda: secrets.token_hex(16),
+        lambda: secrets.token_urlsafe(32),
+        lambda: secrets.token_hex(32),
+    ],
+    ids=["128 bits in hex", "256 bits in base64url", "256 bits in hex"],
+)
+def test_random_keys_are_accepted(generated, instance_path: Path):
+    for _ in range(200):
+        key = generated()
+        config = Config.from_env(
+            {"RALLY_INSTANCE_PATH": str(instance_path), "RALLY_SECRET_KEY": key, **DAILY_ONLY}
+        )
+        assert config.secret_key == key
+
+
+# Every value given to a key setting in the repository: in Python, shell, YAML or Markdown.
+KEY_SETTINGS = re.compile(
+    r"""(?:RALLY_(?:SECRET|DAILY)_KEY|\b\w*KEY)\b["']?\s*[:=]\s*["']([^"'\s]+)["']"""
+    r"""|RALLY_(?:SECRET|DAILY)_KEY=([^\s"'`]+)"""
+    r"""|RALLY_(?:SECRET|DAILY)_KEY:[ \t]*([^\s"'$][^\s]*)"""
+)
+
+
+def keys_in_the_repository() -> set[str]:
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, text=True
+    ).stdout.split("\0")
+    found = set()
+    for name in filter(None, tracked):
+        path = ROOT / name
+        if path.suffix in (".py", ".md", ".yml", ".yaml", ".conf", ".toml", ".sh", "") and (
+            path.is_file()
+        ):
+            for match in KEY_SETTINGS.finditer(path.read_text(errors="replace")):
+                found.add(next(group for group in match.groups() if group))
+    return found
+
+
+def test_no_key_printed_in_the_repository_is_accepted():
+    """Keys in examples, docs and old tests are public: each is refused (the tests' own
+    keys are random, made anew for each session)."""
+    found = keys_in_the_repository() | settings.PUBLISHED_KEYS
+    assert {"...", *settings.PUBLISHED_KEYS} <= found
+    accepted = {key for key in found if settings.key_weakness(key) is None}
+    assert accepted == set()
+
+
+def test_concurrent_first_starts_agree_on_one_whole_key(tmp_path: Path):
+    """Of two (or many) processes starting at once, none reads a key file half written:
+    each creates its key in a file of its own and links it into place."""
+    pairs, width = 300, 2
+    barrier = Barrier(width)
+
+    def start(folder: Path) -> str:
+        barrier.wait()
+        return Config.from_env({"RALLY_INSTANCE_PATH": str(folder), **DAILY_ONLY}).secret_key
+
+    with ThreadPoolExecutor(width) as pool:
+        for pair in range(pairs):
+            folder = tmp_path / str(pair)
+            keys = list(pool.map(start, [folder] * width))
+            assert keys[0] == keys[1] and len(keys[0]) >= 40, keys
+            assert [p.name for p in folder.iterdir()] == ["secret_key"]  # no file left behind
+
+
+def test_many_processes_starting_at_once_agree_on_one_whole_key(tmp_path: Path, process_env):
+    folder = tmp_path / "i"
+    read = "from service.config import Config; print(Config.from_env().daily_key)"
+    env = {**process_env, "RALLY_INSTANCE_PATH": str(folder), "RALLY_SECRET_KEY": SECRET_KEY}
+    starts = [
+        subprocess.Popen([sys.executable, "-c", read], env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(12)
+    ]
+    keys = {start.communicate(timeout=60)[0].strip() for start in starts}
+    assert keys == {(folder / "daily_key").read_text()}
+    assert len(keys.pop()) >= 40
+
+
+def test_rally_refuses_to_start_with_a_weak_key_file_and_keeps_it(tmp_path: Path, process_env):
+    folder = tmp_path / "i"
+    folder.mkdir()
+    (folder / "daily_key").write_text("k")
+    answer = subprocess.run(
+        [sys.executable, "-m", "service.cli", "migrate"],
+        env={**process_env, "RALLY_INSTANCE_PATH": str(folder)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert answer.returncode != 0
+    assert f"RALLY_DAILY_KEY (read from {folder / 'daily_key'}) is 1 bytes long" in answer.stderr
+    assert "Traceback" not in answer.stderr
+    assert (folder / "daily_key").read_text() == "k"
+
+
 def test_settings_come_from_the_environment(instance_path: Path):
     config = Config.from_env(
         {
             "RALLY_INSTANCE_PATH": str(instance_path),
             "DATABASE_URL": "postgresql+psycopg://db/rally",
             "REDIS_URL": "redis://cache:6379/0",
-            "RALLY_SECRET_KEY": "s" * 32,
-            "RALLY_DAILY_KEY": "d" * 32,
+            "RALLY_SECRET_KEY": SECRET_KEY,
+            "RALLY_DAILY_KEY": DAILY_KEY,
             "RALLY_MAX_BODY_BYTES": "1000",
             "RALLY_PUBLIC_URL": "https://rally.example.org/",
         }
@@ -102,8 +249,8 @@ def test_settings_come_from_the_environment(instance_path: Path):
     )
     assert not config.embedded_redis
     assert (config.secret_key, config.daily_key, config.max_body_bytes) == (
-        "s" * 32,
-        "d" * 32,
+        SECRET_KEY,
+        DAILY_KEY,
         1000,
     )
     assert config.public_url == "https://rally.example.org"

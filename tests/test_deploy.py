@@ -4,6 +4,7 @@ it, pointed at this machine's PostgreSQL and Redis (Docker itself does not run h
 from __future__ import annotations
 
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -32,8 +33,8 @@ NGINX_CONFIG = ROOT / "deploy" / "nginx.conf"
 # What an operator exports before `docker compose up` (see the file's header).
 OPERATOR_VARIABLES = {
     "POSTGRES_PASSWORD": "not-used-here",
-    "RALLY_SECRET_KEY": "deploy-test-secret-key-of-at-least-32-bytes",
-    "RALLY_DAILY_KEY": "deploy-test-daily-key-of-at-least-32-bytes",
+    "RALLY_SECRET_KEY": secrets.token_urlsafe(32),
+    "RALLY_DAILY_KEY": secrets.token_urlsafe(32),
     "RALLY_PUBLIC_URL": "https://rally.example.org",
 }
 VARIABLE = re.compile(r"\$\{(\w+)(?::[?-][^}]*)?\}")

@@ -18,7 +18,7 @@ from service.queue import web_connection
 from service.ratelimit import Limit, RateLimiter, client_address
 from service.redis_server import EmbeddedRedis
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import FINISHING_GAME, client_of
+from tests.api_fixtures import DAILY_KEY, FINISHING_GAME, SECRET_KEY, client_of
 
 # Three requests in any two seconds.
 BURST = Limit("burst-test", 3, 2, "test requests")
@@ -234,8 +234,8 @@ def test_the_number_of_proxies_must_be_a_count():
         Config.from_env(
             {
                 "RALLY_TRUSTED_PROXIES": "-1",
-                "RALLY_SECRET_KEY": "s" * 32,
-                "RALLY_DAILY_KEY": "d" * 32,
+                "RALLY_SECRET_KEY": SECRET_KEY,
+                "RALLY_DAILY_KEY": DAILY_KEY,
                 "REDIS_URL": "redis://x",
             }
         )
