@@ -1,11 +1,12 @@
 """The JSON form of every game's actions, as a JSON Schema the API checks requests against.
 
-The contract's actions are JSON objects whose fields are integers or strings. Python
-treats `true` as the integer 1, so an engine comparing values would take `{"gear":
-true}` for `{"gear": 1}`; the schema keeps such forms out before any engine sees them.
-It checks the form only, as each engine declares it (`Game.action_forms`): which
-values are legal stays the engines' call (a 422 naming the rule), and so does an
-unknown type or a missing or extra field.
+The contract's actions are JSON objects whose `type` names them and whose other fields
+are integers, strings or null. Python treats `true` as the integer 1, so an engine
+comparing values would take `{"gear": true}` for `{"gear": 1}`; the schema keeps such
+forms out before any engine sees them, and so the document says what a request may
+hold. It checks the form only, as each engine declares it (`Game.action_forms`):
+which values are legal stays the engines' call (a 422 naming the rule), and so does
+an unknown type or a missing or extra field.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ def action_schema() -> Schema:
     named = {"type": "object", "required": ["type"]}
     return {
         "description": "An action as the game's legal_actions lists it: an object whose "
-        "`type` names it, its other fields integers or strings",
+        "`type` names it, its other fields integers, strings or null",
+        **named,
+        "properties": {"type": {"type": "string"}},
+        "additionalProperties": {"type": ["integer", "string", "null"]},
         "allOf": [
             {
                 "if": {**named, "properties": {"type": {"const": kind}}},

@@ -21,6 +21,9 @@ MAX_BODY_DEPTH = 16
 # Longest excerpt of a validation message: messages quote the offending value,
 # which may be an entire oversized body.
 MAX_MESSAGE_CHARS = 300
+# Longest excerpt of the offending value at the head of a message, so that what is wrong
+# with it (say "has more than 18 items") is never cut off.
+MAX_QUOTED_CHARS = 60
 
 
 class _RefusedValueError(ValueError):
@@ -130,6 +133,15 @@ def read_json_body(validator: jsonschema_rs.Validator) -> Any:
         raise ApiError(400, f"the request body is refused: {problem}")
     first_error = next(validator.iter_errors(body), None)
     if first_error is not None:
-        where = "/".join(str(part) for part in first_error.instance_path) or "body"
-        raise ApiError(400, f"{where}: {first_error.message}"[:MAX_MESSAGE_CHARS])
+        raise ApiError(400, _validation_message(first_error))
     return body
+
+
+def _validation_message(error: jsonschema_rs.ValidationError) -> str:
+    """Where the body breaks its schema and how, the value it quotes cut short."""
+    where = "/".join(str(part) for part in error.instance_path) or "body"
+    message = error.message
+    quoted = json.dumps(error.instance, separators=(",", ":"), ensure_ascii=False)
+    if len(quoted) > MAX_QUOTED_CHARS and message.startswith(quoted):
+        message = f"{quoted[:MAX_QUOTED_CHARS]}…{message[len(quoted) :]}"
+    return f"{where}: {message}"[:MAX_MESSAGE_CHARS]

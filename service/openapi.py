@@ -5,6 +5,11 @@ Each route declares its path parameters, request body and responses once, throug
 that breaks its schema never reaches the view) and build the document served at
 `/api/v1/openapi.json`, so the document cannot drift from what the code accepts.
 Schemas are plain JSON Schema 2020-12, which is what OpenAPI 3.1 speaks.
+
+A body whose schema depends on a path value (a run's length is the game's) is
+declared per value (`PerValue`): the document then gives each value a path of its
+own, the value written in place of the parameter, with its own body schema, since
+no schema of a body can refer to the path it is sent to.
 """
 
 from __future__ import annotations
@@ -113,6 +118,14 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class PerValue:
+    """A body schema for each value of one path parameter (say each game)."""
+
+    param: str
+    bodies: dict[str, Schema]
+
+
+@dataclass(frozen=True)
 class Operation:
     method: str
     path: str
@@ -120,12 +133,32 @@ class Operation:
     summary: str
     description: str
     params: tuple[PathParam, ...]
-    body: Schema | None
+    body: Schema | PerValue | None
     responses: dict[int, Answer]
 
-    def document(self, body_limit: int) -> Schema:
+    def document(self, body_limit: int) -> dict[str, Schema]:
+        """The operation's entry under each of its paths: one path, or one per value of the
+        parameter its body depends on."""
+        if not isinstance(self.body, PerValue):
+            return {self.path: self._entry(self.view_name, self.params, self.body, body_limit)}
+        fixed = self.body.param
+        params = tuple(param for param in self.params if param.name != fixed)
+        return {
+            self.path.replace(f"{{{fixed}}}", value): self._entry(
+                f"{self.view_name}_{value.replace('-', '_')}", params, body, body_limit
+            )
+            for value, body in self.body.bodies.items()
+        }
+
+    def _entry(
+        self,
+        operation_id: str,
+        params: tuple[PathParam, ...],
+        body: Schema | None,
+        body_limit: int,
+    ) -> Schema:
         entry: Schema = {
-            "operationId": self.view_name,
+            "operationId": operation_id,
             "summary": self.summary,
             "responses": {
                 str(status): response.document()
@@ -134,13 +167,13 @@ class Operation:
         }
         if self.description:
             entry["description"] = self.description
-        if self.params:
-            entry["parameters"] = [param.document() for param in self.params]
-        if self.body is not None:
+        if params:
+            entry["parameters"] = [param.document() for param in params]
+        if body is not None:
             entry["requestBody"] = {
                 "description": f"JSON of at most {body_limit} bytes (a larger body is a 413)",
                 "required": True,
-                "content": {"application/json": {"schema": self.body}},
+                "content": {"application/json": {"schema": body}},
             }
         return entry
 
@@ -180,7 +213,7 @@ class Api:
         *,
         summary: str,
         responses: dict[int, Answer],
-        body: Schema | None = None,
+        body: Schema | PerValue | None = None,
         errors: Iterable[int] = (),
     ) -> Callable[[View], View]:
         """Register a view for (rule, method) with what it accepts and answers.
@@ -189,6 +222,8 @@ class Api:
         is read, validated and passed to the view as `body`.
         """
         params = tuple(self.params[name] for name in _FLASK_PLACEHOLDER.findall(rule))
+        if isinstance(body, PerValue):
+            assert body.param in (param.name for param in params), f"{rule} has no {body.param}"
         # A route that reads or writes the database may find it locked: a 503 to retry.
         error_statuses = set(errors) | {param.invalid_status for param in params} | {503}
         if body is not None:
@@ -218,7 +253,8 @@ class Api:
         """The OpenAPI document; body_limit is the app's request body limit in bytes."""
         paths: dict[str, Schema] = {}
         for operation in self.operations:
-            paths.setdefault(operation.path, {})[operation.method] = operation.document(body_limit)
+            for path, entry in operation.document(body_limit).items():
+                paths.setdefault(path, {})[operation.method] = entry
         return {
             "openapi": "3.1.0",
             "info": self.info,
@@ -228,15 +264,31 @@ class Api:
         }
 
 
-def _checked_view(view: View, params: tuple[PathParam, ...], body: Schema | None) -> View:
-    body_validator = None if body is None else jsonschema_rs.validator_for(body)
+def _body_validator(
+    body: Schema | PerValue | None,
+) -> Callable[[dict[str, str]], jsonschema_rs.Validator | None]:
+    """The validator of a request's body, given its (checked) path values."""
+    if body is None:
+        return lambda _values: None
+    if not isinstance(body, PerValue):
+        validator = jsonschema_rs.validator_for(body)
+        return lambda _values: validator
+    validators = {value: jsonschema_rs.validator_for(one) for value, one in body.bodies.items()}
+    return lambda values: validators[values[body.param]]
+
+
+def _checked_view(
+    view: View, params: tuple[PathParam, ...], body: Schema | PerValue | None
+) -> View:
+    body_validator = _body_validator(body)
 
     @wraps(view)
     def checked(**values: str) -> Any:
         for param in params:
             param.check(values[param.name])
-        if body_validator is not None:
-            values["body"] = read_json_body(body_validator)
+        validator = body_validator(values)
+        if validator is not None:
+            values["body"] = read_json_body(validator)
         return view(**values)
 
     return checked

@@ -99,22 +99,30 @@ def _visible(char: str) -> bool:
     return unicodedata.category(char).startswith(_VISIBLE_CATEGORIES) and char not in _INVISIBLE
 
 
+def name_refusal(name: str) -> str | None:
+    """Why a name (in NFC) is refused, or None: it holds a control, bidirectional,
+    zero-width, line-breaking or other invisible character, starts with a combining mark
+    (which has nothing to sit on), shows no visible character at all, or is too long."""
+    refused = next((c for c in name if _refused(c)), None)
+    if refused is not None:
+        return f"the character U+{ord(refused):04X} is not allowed in a name"
+    if not any(_visible(c) for c in name):
+        return "a name must show at least one visible character"
+    if unicodedata.category(name[0]).startswith("M"):
+        return "a name cannot start with a combining mark"
+    if len(name) > MAX_NAME_CHARS:
+        return f"at most {MAX_NAME_CHARS} characters"
+    return None
+
+
 def clean_display_name(raw: str | None) -> str | None:
-    """The name in Unicode NFC, or ApiError 400 when it is too long, holds a control,
-    bidirectional, zero-width, line-breaking or other invisible character, starts with a
-    combining mark (which has nothing to sit on), or shows no visible character at all."""
+    """The name in Unicode NFC, or ApiError 400 saying why it is refused (name_refusal)."""
     if raw is None:
         return None
     name = unicodedata.normalize("NFC", raw)
-    refused = next((c for c in name if _refused(c)), None)
-    if refused is not None:
-        raise ApiError(400, f"name: the character U+{ord(refused):04X} is not allowed in a name")
-    if not any(_visible(c) for c in name):
-        raise ApiError(400, "name: a name must show at least one visible character")
-    if unicodedata.category(name[0]).startswith("M"):
-        raise ApiError(400, "name: a name cannot start with a combining mark")
-    if len(name) > MAX_NAME_CHARS:
-        raise ApiError(400, f"name: at most {MAX_NAME_CHARS} characters")
+    refusal = name_refusal(name)
+    if refusal is not None:
+        raise ApiError(400, f"name: {refusal}")
     return name
 
 

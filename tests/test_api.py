@@ -335,7 +335,7 @@ def test_an_illegal_run_names_the_action_and_rule_and_stores_nothing(
     puzzle = practice(api_store)
     game = get_game(puzzle.game)
     actions = finished_run(game, puzzle.seed)
-    broken = [*actions[:3], {"not": "an action"}, *actions[4:]]
+    broken = [*actions[:3], {"type": "not-an-action"}, *actions[4:]]
     response = submit(client, puzzle, broken)
     assert response.status_code == 422
     body = response.get_json()
@@ -513,7 +513,7 @@ def test_play_shows_the_view_and_legal_actions_after_a_prefix(game_name: str, cl
 def test_play_names_the_first_illegal_action(client: FlaskClient):
     game = get_game(FINISHING_GAME)
     actions = finished_run(game, PRACTICE_SEED)
-    broken = [*actions[:5], {"not": "an action"}]
+    broken = [*actions[:5], {"type": "not-an-action"}]
     response = client.post(f"/api/v1/play/{game.name}/{PRACTICE_SEED}", json={"actions": broken})
     assert response.status_code == 422
     assert response.get_json()["index"] == 5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jsonschema_rs
@@ -28,6 +29,7 @@ from tests.api_fixtures import (
 
 GAME_NAME = FINISHING_GAME
 LONGEST = get_game(GAME_NAME).max_actions
+START = b'{"type": "start"}'
 
 
 def assert_json_error(response: Any, status: int) -> dict[str, Any]:
@@ -75,7 +77,7 @@ BAD_BODIES = {
     "a fraction": b'{"actions": [1.5]}',
     "an integer written as a fraction": b'{"actions": [{"type": "start", "x": 2.0}]}',
     "an exponent": b'{"actions": [1e3]}',
-    "too many actions": b'{"actions": [' + b",".join([b"0"] * (LONGEST + 1)) + b"]}",
+    "too many actions": b'{"actions": [' + b",".join([START] * (LONGEST + 1)) + b"]}",
     "nested too deep": b'{"actions": [{"type": ' + b"[" * 20 + b"]" * 20 + b"}]}",
     "deep, with an escape": b'{"actions": ' + b"[" * 17 + b"]" * 17 + b', "name": "\\"]"}',
     "nested beyond any parser": b'{"actions": ' + b"[" * 5000 + b"]" * 5000 + b"}",
@@ -239,6 +241,8 @@ json_values = st.recursive(
 )
 
 
+# Not an action at all: the document says an action is an object whose `type` is a string
+# and whose other fields are integers, strings or null.
 MALFORMED_ACTIONS = [
     None,
     5,
@@ -246,17 +250,30 @@ MALFORMED_ACTIONS = [
     [],
     {},
     {"type": None},
-    {"type": "no-such-type"},
     {"type": []},
     {"type": {}},
+    {"type": "start", "card": {"nested": 1}},
+    {"type": "start", "card": [1]},
+    {"type": "start", "card": True},
 ]
+# Of the form of an action, but none the rules know: theirs to refuse, naming the index.
+UNKNOWN_ACTIONS = [{"type": "no-such-type"}, {"type": "start", "no-such-field": 1}]
 
 
 @pytest.mark.parametrize(
     ("game_name", "action"),
     [(name, action) for name in sorted(GAMES) for action in MALFORMED_ACTIONS],
 )
-def test_a_malformed_action_is_a_422(game_name: str, action: Any, client: FlaskClient):
+def test_a_malformed_action_is_a_400_naming_it(game_name: str, action: Any, client: FlaskClient):
+    response = client.post(f"/api/v1/play/{game_name}/any-seed", json={"actions": [action]})
+    assert assert_json_error(response, 400)["error"].startswith("actions/0")
+
+
+@pytest.mark.parametrize(
+    ("game_name", "action"),
+    [(name, action) for name in sorted(GAMES) for action in UNKNOWN_ACTIONS],
+)
+def test_an_action_the_rules_do_not_know_is_a_422(game_name: str, action: Any, client: FlaskClient):
     response = client.post(f"/api/v1/play/{game_name}/any-seed", json={"actions": [action]})
     assert assert_json_error(response, 422)["index"] == 0
 
@@ -285,8 +302,8 @@ def test_a_tampered_action_is_a_422_naming_it_never_a_server_error(
     assert response.status_code in (200, 400, 422), response.data
     if response.status_code == 422:
         assert response.get_json()["index"] == index
-    if response.status_code == 400:  # a field of the wrong JSON form, say true for an integer
-        assert response.get_json()["error"].startswith(f"actions/{index}/")
+    if response.status_code == 400:  # not of an action's JSON form, say true for an integer
+        assert re.match(f"actions/{index}[/:]", response.get_json()["error"])
 
 
 def integer_fields(game_name: str) -> list[tuple[list[Any], int, str]]:

@@ -124,5 +124,5 @@ def test_an_attempts_last_append_under_a_held_lock_is_a_503_and_applies_once_ret
 
 def test_the_503_is_documented_with_its_retry_after(app: Flask):
     document = client_of(app).get("/api/v1/openapi.json").get_json()
-    answer = document["paths"]["/puzzles/{game}/{seed}/runs"]["post"]["responses"]["503"]
+    answer = document["paths"]["/puzzles/crazy-rally/{seed}/runs"]["post"]["responses"]["503"]
     assert "Retry-After" in answer["headers"]

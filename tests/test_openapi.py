@@ -1,42 +1,61 @@
-"""The OpenAPI document describes every route, and the API keeps to it (schemathesis)."""
+"""The OpenAPI document describes every route, and the API keeps to it (schemathesis, with
+the project's schemathesis.toml: what JSON Schema cannot say is listed, with its tests, in
+tests/schemathesis_hooks.py)."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import jsonschema_rs
 import pytest
 import schemathesis
 from flask import Flask
+from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
+    positive_data_acceptance,
+    response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
 )
 from schemathesis.specs.openapi.definitions import OPENAPI_31_VALIDATOR
 
+from puzzles import GAMES
 from service.api import api
 from service.api.attempts import APPEND_BODY, START_BODY
 from service.api.dailies import ACTIONS_BODY
+from service.api.puzzles import ASK_BODY
 from service.api.runs import RUN_BODY
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import client_of
 
-# Every operation with valid (positive) requests; those that take input also with invalid ones.
+ROOT = Path(__file__).resolve().parent.parent
+# The document's operations (a path per game where a body's schema is the game's), each
+# with valid (positive) requests; those that take input also with invalid ones.
 CASES = [
-    (operation.method.upper(), operation.path, mode)
-    for operation in api.operations
+    (method.upper(), path, mode)
+    for path, operations in api.document(64 * 1024)["paths"].items()
+    for method, operation in operations.items()
     for mode in GenerationMode
-    if mode is GenerationMode.POSITIVE or operation.params or operation.body is not None
+    if mode is GenerationMode.POSITIVE or "parameters" in operation or "requestBody" in operation
 ]
 MAX_EXAMPLES = 25
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
     content_type_conformance,
+    response_headers_conformance,
     response_schema_conformance,
+    positive_data_acceptance,
+    negative_data_rejection,
 ]
+GAME_IN_PATH = re.compile("/(" + "|".join(map(re.escape, GAMES)) + ")(?=/|$)")
 
 
 @pytest.fixture
@@ -69,28 +88,47 @@ def test_every_api_route_is_documented(app: Flask, document: dict):
         for method in rule.methods - {"HEAD", "OPTIONS"}
     }
     documented = {
-        (path.replace("{", "<").replace("}", ">"), method)
+        (GAME_IN_PATH.sub("/{game}", path).replace("{", "<").replace("}", ">"), method)
         for path, operations in document["paths"].items()
         for method in operations
     }
     assert documented == routes
 
 
-def test_the_bodies_validated_are_the_bodies_documented(document: dict):
-    def body_of(path: str) -> dict:
-        return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+def body_of(document: dict, path: str) -> dict:
+    return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
 
-    assert body_of("/puzzles/{game}/{seed}/runs")["schema"] == RUN_BODY
-    assert body_of("/play/{game}/{seed}")["schema"] == ACTIONS_BODY
-    assert body_of("/daily/{day}/{game}/play")["schema"] == ACTIONS_BODY
-    assert body_of("/daily/{day}/{game}/attempt")["schema"] == START_BODY
-    assert body_of("/attempts/{attempt_id}/actions")["schema"] == APPEND_BODY
+
+def test_the_bodies_validated_are_the_bodies_documented(document: dict):
+    assert body_of(document, "/daily/{day}/{game}/attempt") == START_BODY
+    assert body_of(document, "/attempts/{attempt_id}/actions") == APPEND_BODY
+    assert body_of(document, "/puzzles/{game}/{seed}") == ASK_BODY
+    for game in GAMES:
+        assert body_of(document, f"/puzzles/{game}/{{seed}}/runs") == RUN_BODY.bodies[game]
+        assert body_of(document, f"/play/{game}/{{seed}}") == ACTIONS_BODY.bodies[game]
+        assert body_of(document, f"/daily/{{day}}/{game}/play") == ACTIONS_BODY.bodies[game]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_each_game_has_its_own_limit_on_a_runs_length(
+    game: str, document: dict, client: FlaskClient
+):
+    """No schema of a body can refer to the path it is sent to: each game gets a path of
+    its own, whose body allows the game's longest run and no more."""
+    longest = GAMES[game].max_actions
+    for path in (f"/puzzles/{game}/{{seed}}/runs", f"/play/{game}/{{seed}}"):
+        actions = body_of(document, path)["properties"]["actions"]
+        assert actions["maxItems"] == longest
+    too_long = [{"type": "start"}] * (longest + 1)
+    refused = client.post(f"/api/v1/play/{game}/limits", json={"actions": too_long})
+    assert refused.status_code == 400
+    assert f"has more than {longest} items" in refused.get_json()["error"]
 
 
 def test_the_body_limit_is_documented(make_app):
     app = make_app(RALLY_MAX_BODY_BYTES="4321")
     document = client_of(app).get("/api/v1/openapi.json").get_json()
-    runs = document["paths"]["/puzzles/{game}/{seed}/runs"]["post"]
+    runs = document["paths"]["/puzzles/crazy-rally/{seed}/runs"]["post"]
     assert "4321" in runs["requestBody"]["description"]
     assert "413" in runs["responses"]
 
@@ -106,7 +144,9 @@ def test_the_api_keeps_to_its_document(method: str, path: str, mode: GenerationM
         RALLY_ATTEMPTS_PER_ADDRESS="1000000",
         RALLY_NEW_PLAYERS_PER_HOUR="1000000",
     )
-    operation = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)[path][method]
+    config = SchemathesisConfig.from_path(ROOT / "schemathesis.toml")
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app, config=config)
+    operation = schema[path][method]
 
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))

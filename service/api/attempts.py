@@ -20,11 +20,12 @@ from flask import Response, jsonify
 from puzzles import GAMES, IllegalAction, State
 from service import daily, players
 from service.api.common import (
-    ACTIONS,
     DISPLAY_NAME,
     ENGINE_STATE_PROPERTIES,
+    LONGEST_RUN,
     PUZZLE,
     TOKEN_ID,
+    actions_of,
     api,
     engine_answer,
     illegal,
@@ -93,7 +94,11 @@ APPEND_BODY = {
             "minimum": 0,
             "description": "How many actions the client believes are played already",
         },
-        "actions": {**ACTIONS, "description": "The actions to append, in order"},
+        "actions": actions_of(
+            LONGEST_RUN,
+            "The actions to append, in order: at most the longest run of any game (an "
+            "action past the end of the attempt's game is illegal, a 422)",
+        ),
         "name": DISPLAY_NAME,
     },
     "additionalProperties": False,

@@ -8,6 +8,7 @@ over; a practice puzzle never is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
@@ -21,7 +22,7 @@ from service.action_forms import action_schema
 from service.cache import BriefCache
 from service.config import Config
 from service.errors import ApiError
-from service.openapi import Api, PathParam
+from service.openapi import Api, PathParam, PerValue, Schema
 from service.ratelimit import RateLimiter
 from service.store import PuzzleRecord, Store
 
@@ -74,13 +75,28 @@ SECRET_SEED = {
     "description": "Null for a daily until its day is over (00:00 UTC next day)",
 }
 TOKEN_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
-ACTIONS = {
-    "type": "array",
-    "maxItems": LONGEST_RUN,
-    "items": action_schema(),
-    "description": "Actions as the legal_actions lists give them, in order "
-    "(at most the game's max_actions)",
-}
+ACTION = action_schema()
+
+
+def actions_of(longest: int, description: str) -> Schema:
+    """A list of at most longest actions."""
+    return {"type": "array", "maxItems": longest, "items": ACTION, "description": description}
+
+
+def run_actions(game: Game) -> Schema:
+    """The actions of a run of game, from its start: at most its longest run."""
+    return actions_of(
+        game.max_actions,
+        f"Actions as legal_actions lists them, in order: at most {game.max_actions}, the "
+        f"longest run of {game.name}",
+    )
+
+
+def per_game(body: Callable[[Game], Schema]) -> PerValue:
+    """A body whose schema is the game's (in the path): the document has a path per game."""
+    return PerValue("game", {name: body(game) for name, game in sorted(GAMES.items())})
+
+
 DISPLAY_NAME = {
     "type": "string",
     "minLength": 1,
@@ -175,15 +191,6 @@ def open_gets_to_every_origin(response: Response) -> Response:
 # Engine helpers (no database)
 
 
-def check_length(game: Game, count: int) -> None:
-    if count > game.max_actions:
-        raise ApiError(
-            400,
-            f"too many actions: {count}; no legal run of {game.name} "
-            f"is longer than {game.max_actions}",
-        )
-
-
 def illegal(error: IllegalAction, index: int) -> ApiError:
     return ApiError(
         422, f"illegal action {index}: {error.reason}", index=index, reason=error.reason
@@ -191,8 +198,8 @@ def illegal(error: IllegalAction, index: int) -> ApiError:
 
 
 def replay(game: Game, seed: str, actions: list[Any]) -> State:
-    """The state after actions; 400 for too many, 422 naming the first illegal one."""
-    check_length(game, len(actions))
+    """The state after actions (no more than the game's longest run: the body's schema
+    says so); 422 naming the first illegal one."""
     try:
         return game.replay(seed, actions)
     except IllegalAction as error:

@@ -18,7 +18,6 @@ from flask import Response, current_app, jsonify, request
 from puzzles import GAMES
 from service import daily
 from service.api.common import (
-    ACTIONS,
     DATE,
     ENGINE_STATE_PROPERTIES,
     GAME_NAME,
@@ -26,9 +25,11 @@ from service.api.common import (
     api,
     check_line_open,
     engine_answer,
+    per_game,
     published_day,
     puzzle_json,
     replay,
+    run_actions,
     services,
 )
 from service.api.puzzles import (
@@ -87,12 +88,14 @@ PLAY_STATE = api.schema(
         },
     },
 )
-ACTIONS_BODY = {
-    "type": "object",
-    "required": ["actions"],
-    "properties": {"actions": ACTIONS},
-    "additionalProperties": False,
-}
+ACTIONS_BODY = per_game(
+    lambda game: {
+        "type": "object",
+        "required": ["actions"],
+        "properties": {"actions": run_actions(game)},
+        "additionalProperties": False,
+    }
+)
 DAILY_HEADERS = {
     "ETag": "A validator of the body: send it back in If-None-Match",
     "Cache-Control": "How long the answer may be cached",

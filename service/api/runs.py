@@ -17,7 +17,6 @@ from flask import Response, jsonify, request
 from puzzles import GAMES
 from service import daily, players
 from service.api.common import (
-    ACTIONS,
     DISPLAY_NAME,
     ENGINE_STATE_PROPERTIES,
     GAME_NAME,
@@ -30,9 +29,11 @@ from service.api.common import (
     engine_answer,
     is_hidden,
     is_secret_day,
+    per_game,
     puzzle_by_id,
     puzzle_json,
     replay,
+    run_actions,
     services,
 )
 from service.api.puzzles import practice_puzzle_or_new
@@ -170,12 +171,14 @@ RUN_STEP = api.schema(
         },
     },
 )
-RUN_BODY = {
-    "type": "object",
-    "required": ["actions"],
-    "properties": {"actions": ACTIONS, "name": DISPLAY_NAME},
-    "additionalProperties": False,
-}
+RUN_BODY = per_game(
+    lambda game: {
+        "type": "object",
+        "required": ["actions"],
+        "properties": {"actions": run_actions(game), "name": DISPLAY_NAME},
+        "additionalProperties": False,
+    }
+)
 
 
 def _shows_actions(run: RunRecord, puzzle: PuzzleRecord, viewer: str | None) -> bool:
