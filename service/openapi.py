@@ -98,12 +98,22 @@ class PathParam:
 
 
 @dataclass(frozen=True)
+class Link:
+    """An operation the answer leads to, with its parameters taken from the answer or the
+    request (OpenAPI runtime expressions): clients and testing tools follow it."""
+
+    operation_id: str
+    parameters: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Answer:
-    """A documented response: its description, body schema and headers."""
+    """A documented response: its description, body schema, headers and links."""
 
     description: str
     schema: Schema | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    links: dict[str, Link] = field(default_factory=dict)
 
     def document(self) -> Schema:
         entry: Schema = {"description": self.description}
@@ -113,6 +123,11 @@ class Answer:
             entry["headers"] = {
                 name: {"description": text, "schema": {"type": "string"}}
                 for name, text in self.headers.items()
+            }
+        if self.links:
+            entry["links"] = {
+                name: {"operationId": link.operation_id, "parameters": link.parameters}
+                for name, link in self.links.items()
             }
         return entry
 

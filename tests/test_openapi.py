@@ -80,6 +80,24 @@ def test_the_document_is_valid_openapi_3_1(document: dict):
         jsonschema_rs.meta.validate(schema)
 
 
+def test_every_link_leads_to_an_operation_with_the_parameters_it_sets(document: dict):
+    operations = {
+        operation["operationId"]: operation
+        for operations in document["paths"].values()
+        for operation in operations.values()
+    }
+    links = [
+        link
+        for operation in operations.values()
+        for answer in operation["responses"].values()
+        for link in answer.get("links", {}).values()
+    ]
+    assert len(links) >= 7
+    for link in links:
+        target = operations[link["operationId"]]
+        assert set(link["parameters"]) == {param["name"] for param in target["parameters"]}
+
+
 def test_every_api_route_is_documented(app: Flask, document: dict):
     routes = {
         (rule.rule.removeprefix("/api/v1"), method.lower())

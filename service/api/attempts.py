@@ -36,7 +36,7 @@ from service.api.common import (
 )
 from service.api.dailies import daily_of
 from service.errors import ApiError
-from service.openapi import Answer, PathParam
+from service.openapi import Answer, Link, PathParam
 from service.ratelimit import keyed_client_key
 from service.store import PuzzleRecord
 from service.store_attempts import (
@@ -80,6 +80,11 @@ ATTEMPT = api.schema(
         },
     },
 )
+# Where a started attempt leads: reading it, and playing it.
+ATTEMPT_LINKS = {
+    "GetAttempt": Link("get_attempt", {"attempt_id": "$response.body#/attempt"}),
+    "AppendActions": Link("append_actions", {"attempt_id": "$response.body#/attempt"}),
+}
 START_BODY = {
     "type": "object",
     "properties": {"name": DISPLAY_NAME},
@@ -139,8 +144,8 @@ def _not_yours(attempt_id: str) -> ApiError:
     summary="Start today's attempt of a daily, or get it back",
     body=START_BODY,
     responses={
-        200: Answer("The caller's attempt, started before", ATTEMPT),
-        201: Answer("The caller's attempt, started now", ATTEMPT),
+        200: Answer("The caller's attempt, started before", ATTEMPT, links=ATTEMPT_LINKS),
+        201: Answer("The caller's attempt, started now", ATTEMPT, links=ATTEMPT_LINKS),
     },
     errors=[404, 409, 429],
 )

@@ -117,7 +117,10 @@ api.path_param(
     )
 )
 api.path_param(PathParam("seed", SEED, "1 to 64 characters of letters, digits, '_' or '-'"))
-api.path_param(PathParam("day", DATE, "A UTC date, YYYY-MM-DD"))
+# The first daily: a date whose puzzles exist as long as the service does.
+api.path_param(
+    PathParam("day", {**DATE, "examples": [daily.FIRST_DAY.isoformat()]}, "A UTC date, YYYY-MM-DD")
+)
 
 PUZZLE = api.schema(
     "Puzzle",

@@ -27,7 +27,7 @@ from service.api.common import (
     services,
 )
 from service.errors import ApiError
-from service.openapi import Answer
+from service.openapi import Answer, Link
 from service.queue import SolveRefusal, request_solve, solve_refusal
 from service.ratelimit import client_key
 from service.store import PuzzleRecord, RankedRun
@@ -93,6 +93,13 @@ SOLUTION = api.schema(
 # Asking for a practice puzzle takes nothing but the path; the body is an empty object, sent
 # as JSON like every write so that no page of another site can send it.
 ASK_BODY = {"type": "object", "additionalProperties": False}
+# Where an asked-for puzzle leads: the puzzle (to poll), its leaderboard and its solution.
+_SAME_PUZZLE = {"game": "$request.path.game", "seed": "$request.path.seed"}
+PUZZLE_LINKS = {
+    "GetPuzzle": Link("get_puzzle", _SAME_PUZZLE),
+    "GetLeaderboard": Link("get_leaderboard", _SAME_PUZZLE),
+    "GetSolution": Link("get_solution", _SAME_PUZZLE),
+}
 SOLUTION_RESPONSES = {
     200: Answer("The optimal run (actions null when solving failed)", SOLUTION),
     202: Answer("Not solved yet: poll again later", SOLUTION),
@@ -246,8 +253,8 @@ def get_puzzle(game: str, seed: str) -> Response:
     summary="Ask for a practice puzzle",
     body=ASK_BODY,
     responses={
-        200: Answer("The puzzle, known already (solved or pending)", PUZZLE),
-        202: Answer("The puzzle, recorded now and queued for solving", PUZZLE),
+        200: Answer("The puzzle, known already (solved or pending)", PUZZLE, links=PUZZLE_LINKS),
+        202: Answer("The puzzle, recorded now and queued for solving", PUZZLE, links=PUZZLE_LINKS),
     },
     errors=[404, 429, 503],
 )

@@ -38,7 +38,7 @@ from service.api.common import (
 )
 from service.api.puzzles import practice_puzzle_or_new
 from service.errors import ApiError
-from service.openapi import Answer, PathParam
+from service.openapi import Answer, Link, PathParam
 from service.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RunRecord
 
 api.path_param(
@@ -216,7 +216,16 @@ def run_json(run: RunRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
     "POST",
     summary="Submit a practice run",
     body=RUN_BODY,
-    responses={201: Answer("The stored run, scored by the server", RUN)},
+    responses={
+        201: Answer(
+            "The stored run, scored by the server",
+            RUN,
+            links={
+                "GetRun": Link("get_run", {"run_id": "$response.body#/id"}),
+                "GetRunStep": Link("get_run_step", {"run_id": "$response.body#/id", "step": "1"}),
+            },
+        )
+    },
     errors=[404, 422, 429, 503],
 )
 def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, int]:
