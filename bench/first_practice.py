@@ -2,8 +2,9 @@
 
 Each round starts `rally serve` (one worker) in a fresh instance folder, under
 the bench's own daily key so that every round plans the same dailies. As soon
-as /healthz answers it asks GET /api/v1/puzzles/{game}/{seed} for a seed never
-seen before, then asks again every POLL_SECONDS until the puzzle is solved. It
+as /healthz answers it asks for a seed never seen before (POST
+/api/v1/puzzles/{game}/{seed} with {}), then reads it (GET) every POLL_SECONDS
+until the puzzle is solved. It
 prints, per round and as the median, the seconds from the first request to the
 solved answer, and the jobs still waiting in each queue at that moment (what
 the worker had not taken before the practice solve), with the load average.
@@ -44,10 +45,13 @@ class Round:
     waiting: dict[str, int]  # jobs in each queue when the solved answer came
 
 
-def get_json(url: str) -> tuple[int, Any]:
-    """The status and JSON body of GET url (an error status too)."""
+def get_json(url: str, body: Any = None) -> tuple[int, Any]:
+    """The status and JSON body of GET url, or of a POST of body as JSON (an error status
+    too)."""
+    data = None if body is None else json.dumps(body).encode()
+    asked = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(url, timeout=30) as answer:
+        with urllib.request.urlopen(asked, timeout=30) as answer:
             return answer.status, json.load(answer)
     except urllib.error.HTTPError as error:
         return error.code, json.load(error)
@@ -67,8 +71,11 @@ def wait_until_healthy(base: str) -> None:
 
 def time_first_practice(base: str, game: str, seed: str) -> Round:
     started = time.monotonic()
+    puzzle = f"{base}/api/v1/puzzles/{game}/{seed}"
+    status, body = get_json(puzzle, {})
+    assert status == 202, body
     while True:
-        status, body = get_json(f"{base}/api/v1/puzzles/{game}/{seed}")
+        status, body = get_json(puzzle)
         assert status == 200, body
         if body["status"] == "solved":
             solved_after = time.monotonic() - started
