@@ -278,6 +278,9 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     expect(page.locator("#finish-summary")).to_contain_text(
         opening("The optimal line and practice of this daily open at ")
     )
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"daily-{game}-finished-{width}")
     page.get_by_role("link", name="See your result").click()
     page.wait_for_url("**/runs/*")
     run_id = page.url.rsplit("/", 1)[1]

@@ -240,18 +240,19 @@ def line_opens_at(puzzle: PuzzleRecord) -> datetime | None:
     return None if puzzle.daily_date is None else daily.revealed_at(puzzle.daily_date)
 
 
-def check_line_open(puzzle: PuzzleRecord, what: str) -> None:
-    """Refuse (403) to show what (a line of play on the puzzle) while the puzzle is a
-    hidden daily, whoever asks: a player whose attempt is over could hand the line to a
-    second identity of theirs, which would then play it as its official run. The answer
-    says when it opens (`line_opens_at`, and Retry-After in seconds)."""
+def check_line_open(puzzle: PuzzleRecord, what_opens: str) -> None:
+    """Refuse (403) to show a line of play on the puzzle (what_opens: "the optimal line
+    opens", say) while the puzzle is a hidden daily, whoever asks: a player whose attempt
+    is over could hand the line to a second identity of theirs, which would then play it
+    as its official run. The answer says when it opens (`line_opens_at`, and Retry-After
+    in seconds)."""
     if not is_hidden(puzzle):
         return
     assert puzzle.daily_date is not None, "only a daily is ever hidden"
     opens = daily.revealed_at(puzzle.daily_date)
     error = ApiError.retry_later(
         403,
-        f"{what} opens to everyone once the daily's day is over, at {opens:%H:%M} UTC "
+        f"{what_opens} to everyone once the daily's day is over, at {opens:%H:%M} UTC "
         f"({opens.isoformat()})",
         daily.seconds_until_revealed(puzzle.daily_date),
     )

@@ -271,7 +271,7 @@ def play_daily(day: str, game: str, body: dict[str, Any]) -> Response:
     nowhere, once its day is over; before, a 403 whoever asks, saying when it opens. A
     daily of older rules is practised under the current rules."""
     puzzle = daily_of(published_day(day), game)
-    check_line_open(puzzle, "practice of this daily")
+    check_line_open(puzzle, "practice of this daily opens")
     engine = GAMES[game]
     actions = body["actions"]
     return jsonify(

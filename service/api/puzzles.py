@@ -220,7 +220,7 @@ def leaderboard_answer(puzzle: PuzzleRecord) -> Response:
 
 
 def solution_answer(puzzle: PuzzleRecord) -> tuple[Response, int]:
-    check_line_open(puzzle, "the optimal line")
+    check_line_open(puzzle, "the optimal line opens")
     body = {
         "game": puzzle.game,
         "seed": puzzle_json(puzzle)["seed"],

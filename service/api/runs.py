@@ -293,7 +293,7 @@ def get_run_step(run_id: str, step: str) -> Response:
         raise ApiError(404, f"no run {run_id!r}")
     puzzle = puzzle_by_id(run.puzzle_id)
     if not _shows_actions(run, puzzle, players.current_player_id()):
-        check_line_open(puzzle, "this run's moves")
+        check_line_open(puzzle, "this run's moves open")
     played = int(step)
     if played > len(run.actions):
         raise ApiError(404, f"run {run_id!r} has {len(run.actions)} actions, not {played}")
