@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint install install-test chromium nginx bench clean
+.PHONY: run test lint install install-test hooks chromium nginx bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +23,17 @@ install: $(STAMP_RUN)
 
 install-test: $(STAMP_TEST)
 
+# The checks of .pre-commit-config.yaml, run on each commit from now on.
+hooks: install-test
+	$(BIN)/pre-commit install
+
 run: install
 	$(BIN)/rally serve
 
 lint: install-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # Browser tests drive Debian's chromium (Playwright's own browser download cannot work here).
 chromium:
@@ -52,4 +58,4 @@ bench: install
 	$(BIN)/python -m bench.solver
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .mypy_cache

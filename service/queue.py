@@ -32,6 +32,7 @@ import os
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from enum import IntEnum
+from typing import cast
 
 import redis
 from redis.backoff import NoBackoff
@@ -202,7 +203,7 @@ def _move_ahead(queue: Queue, job_id: str) -> bool:
     A job that runs, or waits for its retry, is left alone: it is in no queue then.
     """
     job_key = Job.key_for(job_id)
-    origin = queue.connection.hget(job_key, "origin")
+    origin = cast("bytes | None", queue.connection.hget(job_key, "origin"))
     waits_in = URGENCY_OF_QUEUE.get(origin.decode()) if origin else None
     if waits_in is None or waits_in <= URGENCY_OF_QUEUE[queue.name]:
         return False
@@ -295,7 +296,7 @@ def _client_solves_key(client: str) -> str:
 def _client_waiting(connection: redis.Redis, client: str) -> int:
     """How many solves the client caused still wait or run (forgetting those that ended)."""
     key = _client_solves_key(client)
-    job_ids = [job_id.decode() for job_id in connection.smembers(key)]
+    job_ids = [job_id.decode() for job_id in cast("set[bytes]", connection.smembers(key))]
     if not job_ids:
         return 0
     jobs = Job.fetch_many(job_ids, connection=connection)
@@ -370,14 +371,14 @@ def request_solve(
     config = config or _current_config()
     urgency = urgency_of(daily_date, config)
     connection = web_connection(config.redis_url)
-    capped = client is not None and urgency in CAPPED
+    capped_client = client if urgency in CAPPED else None
     try:
-        if capped and _refusal(connection, config, client) is not None:
+        if capped_client is not None and _refusal(connection, config, capped_client) is not None:
             return False
         rules_version = GAMES[game].rules_version
         queued = enqueue_solve(solve_queue(connection, urgency), config, game, seed, rules_version)
-        if queued and capped:
-            _track(connection, client, solve_job_id(game, seed, rules_version))
+        if queued and capped_client is not None:
+            _track(connection, capped_client, solve_job_id(game, seed, rules_version))
         return queued
     except redis.RedisError as error:
         job_id = solve_job_id(game, seed, GAMES[game].rules_version)
