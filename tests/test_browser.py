@@ -53,6 +53,8 @@ from tests.browser_support import (
     wait_until_idle,
 )
 
+pytestmark = pytest.mark.browser  # these tests drive Chromium
+
 PAGE_BUDGET_BYTES = 150 * 1024
 WIDTHS = (390, 1280)
 GAME_NAMES = sorted(GAMES)

@@ -17,8 +17,7 @@ from service.openapi import ApiError
 from service.queue import web_connection
 from service.ratelimit import Limit, RateLimiter, client_address
 from service.redis_server import EmbeddedRedis
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import FINISHING_GAME, client_of
+from tests.api_support import FINISHING_GAME, client_of
 
 # Three requests in any two seconds.
 BURST = Limit("burst-test", 3, 2, "test requests")

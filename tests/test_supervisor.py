@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 import redis
-from conftest import alive, free_port, started_under, wait_for_http
 from test_deploy import wait_for_planning
 
 from puzzles import GAMES
@@ -36,6 +35,9 @@ from service.processes import (
     session_members,
 )
 from service.queue import solve_job_id
+from tests.process_support import alive, free_port, started_under, wait_for_http
+
+pytestmark = pytest.mark.processes  # these tests run service processes
 
 STOP_SECONDS = 40
 # Generous bounds for a loaded machine: a restarted gunicorn imports the whole app again.
