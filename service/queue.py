@@ -43,6 +43,7 @@ from rq.job import Job, JobStatus
 
 from puzzles import GAMES
 from service import daily
+from service.clock import CLOCK
 from service.config import Config
 from service.openapi import ApiError
 
@@ -231,7 +232,7 @@ def schedule_retry(
     queue = solve_queue(connection, Urgency.RETRY)
     job = _solve_job(queue, config, puzzle, attempt)
     step = RETRY_BACKOFF[min(attempt, len(RETRY_BACKOFF)) - 1]
-    due = datetime.now(UTC) + timedelta(seconds=config.retry_delay * step)
+    due = CLOCK.now() + timedelta(seconds=config.retry_delay * step)
     return _enqueue_unique(queue, job.id, lambda: queue.schedule_job(job, due, unique=True))
 
 
@@ -247,7 +248,7 @@ def schedule_plan(queue: Queue, config: Config, slot_start: datetime) -> bool:
         result_ttl=RESULT_TTL,
         failure_ttl=FAILURE_TTL,
     )
-    if slot_start <= datetime.now(UTC):
+    if slot_start <= CLOCK.now():
         return _enqueue_unique(queue, job_id, lambda: queue.enqueue_job(job, unique=True))
     # Queue.enqueue_at ignores unique=True (rq 2.12); schedule_job honours it.
     return _enqueue_unique(queue, job_id, lambda: queue.schedule_job(job, slot_start, unique=True))
@@ -255,12 +256,12 @@ def schedule_plan(queue: Queue, config: Config, slot_start: datetime) -> bool:
 
 def start_planning(queue: Queue, config: Config) -> bool:
     """Run the current slot's planning now unless it already ran or waits (each worker start)."""
-    return schedule_plan(queue, config, plan_slot(datetime.now(UTC), config.plan_interval))
+    return schedule_plan(queue, config, plan_slot(CLOCK.now(), config.plan_interval))
 
 
 def schedule_next_plan(queue: Queue, config: Config) -> bool:
     interval = config.plan_interval
-    next_slot = plan_slot(datetime.now(UTC) + timedelta(seconds=interval), interval)
+    next_slot = plan_slot(CLOCK.now() + timedelta(seconds=interval), interval)
     return schedule_plan(queue, config, next_slot)
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -552,7 +551,7 @@ class Store(AttemptStorage):
 
     def standings(self, puzzle_id: int) -> Standings:
         """The puzzle's leaderboard, histogram and player count, kept standings_seconds."""
-        now = time.monotonic()
+        now = CLOCK.now().timestamp()
         kept = self._standings.get(puzzle_id)
         if kept is not None and kept[0] > now:
             return kept[1]

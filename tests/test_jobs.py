@@ -6,7 +6,6 @@ import io
 import logging
 import os
 import signal
-import time
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -204,14 +203,13 @@ def test_a_puzzle_is_solved_and_stored_exactly_once(
 
 
 @pytest.mark.processes
-def test_the_planning_chain_runs_on_at_the_next_slot(queue, connection, monkeypatch):
-    monkeypatch.setenv("RALLY_PLAN_INTERVAL", "2")
-    config = Config.from_env()
-    start_planning(queue, config)
+def test_the_planning_chain_runs_on_at_the_next_slot(queue, connection, service_env, clock):
+    # The service's time one slot behind RQ's: the next slot it schedules is due at once.
+    clock.set(datetime.now(UTC) - timedelta(seconds=service_env.plan_interval))
+    start_planning(queue, service_env)
     work_until_empty(connection, max_jobs=1)
     (next_plan,) = ScheduledJobRegistry(queue=queue).get_job_ids()
     queue.empty()  # the dailies' solving is not what this test waits for
-    time.sleep(2.1)
     work_until_empty(connection, max_jobs=1)  # RQ's scheduler queues the due run first
     assert Job.fetch(next_plan, connection=connection).get_status() == JobStatus.FINISHED
     assert ScheduledJobRegistry(queue=queue).get_job_ids() != [next_plan]
