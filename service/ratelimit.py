@@ -36,7 +36,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from service.clock import CLOCK
-from service.openapi import ApiError
+from service.errors import ApiError
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,10 @@ import time
 import urllib.error
 import urllib.request
 from contextlib import suppress
-from pathlib import Path
 
 import pytest
 
-from service.processes import process_table
+from service.children import is_running, process_table
 
 
 def free_port() -> int:
@@ -42,7 +41,7 @@ def started_under(leader: int) -> set[int]:
     family = {leader}
     while True:
         grown = family | {
-            pid for pid, parent, session in table if parent in family or session in family
+            info.pid for info in table if info.parent in family or info.session in family
         }
         if grown == family:
             return family
@@ -69,13 +68,7 @@ def stop_process(process: subprocess.Popen[bytes], seconds: float = 30) -> None:
         pytest.fail(f"{process.args} did not stop within {seconds} s of SIGTERM")
 
 
-def alive(pid: int) -> bool:
-    """True while pid runs (a zombie awaiting its parent counts as ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+alive = is_running
 
 
 def environment_without_settings() -> dict[str, str]:

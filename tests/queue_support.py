@@ -1,12 +1,21 @@
-"""Running queued jobs in a test: a real worker in burst mode, and RQ's scheduler."""
+"""Running queued jobs in a test (a real worker in burst mode, and RQ's scheduler), and
+waiting for a worker's planning run."""
 
 from __future__ import annotations
 
+import time
+from contextlib import suppress
+from datetime import UTC, datetime
+
+import pytest
 import redis
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
 from rq.scheduler import RQScheduler
 
 from service import jobs
-from service.queue import solve_queues
+from service.config import Config
+from service.queue import plan_job_id, plan_slot, solve_queues
 
 
 def work_until_empty(connection: redis.Redis, max_jobs: int | None = None) -> None:
@@ -38,3 +47,16 @@ def _queue_due_jobs(scheduler: RQScheduler) -> None:
         scheduler.enqueue_scheduled_jobs()
     finally:
         scheduler.release_locks()
+
+
+def wait_for_planning(redis_url: str, config: Config, seconds: float = 60) -> None:
+    """Until the worker has finished the current slot's planning run."""
+    connection = redis.Redis.from_url(redis_url)
+    job_id = plan_job_id(plan_slot(datetime.now(UTC), config.plan_interval))
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with suppress(NoSuchJobError):
+            if Job.fetch(job_id, connection=connection).get_status() == "finished":
+                return
+        time.sleep(0.2)
+    pytest.fail(f"the worker did not finish {job_id} within {seconds} s")

@@ -8,23 +8,19 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import suppress
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 import yaml
-from rq.exceptions import NoSuchJobError
-from rq.job import Job
 
 from puzzles import GAMES
 from service import daily
 from service.config import Config
-from service.queue import plan_job_id, plan_slot
 from service.store import Store
 from tests.process_support import free_port, wait_for_http
+from tests.queue_support import wait_for_planning
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY_FILE = ROOT / "deploy.yml"
@@ -217,16 +213,3 @@ def run_health_check(service: dict[str, Any], port: int) -> subprocess.Completed
     assert (kind, program) == ("CMD", "python")
     local = [argument.replace(":8000/", f":{port}/") for argument in arguments]
     return subprocess.run([sys.executable, *local], timeout=30)
-
-
-def wait_for_planning(redis_url: str, config: Config, seconds: float = 60) -> None:
-    """Until the worker has finished the current slot's planning run."""
-    connection = redis.Redis.from_url(redis_url)
-    job_id = plan_job_id(plan_slot(datetime.now(UTC), config.plan_interval))
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with suppress(NoSuchJobError):
-            if Job.fetch(job_id, connection=connection).get_status() == "finished":
-                return
-        time.sleep(0.2)
-    pytest.fail(f"the worker did not finish {job_id} within {seconds} s")
