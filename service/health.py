@@ -36,7 +36,7 @@ import redis
 import sqlalchemy
 from flask import Blueprint, Response, current_app, jsonify
 from rq import Queue, Worker
-from rq.worker import WorkerStatus
+from rq.worker import BaseWorker, WorkerStatus
 
 from service.queue import solve_queues, web_connection
 
@@ -84,7 +84,7 @@ def oldest_job_age(queue: Queue, now: datetime) -> float | None:
     return (now - job.enqueued_at).total_seconds()
 
 
-def is_heartbeating(worker: Worker, now: datetime, heartbeat: int) -> bool:
+def is_heartbeating(worker: BaseWorker, now: datetime, heartbeat: int) -> bool:
     """True when the worker's last heartbeat is recent: it is alive."""
     last = worker.last_heartbeat
     if last is None:

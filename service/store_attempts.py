@@ -86,7 +86,7 @@ class ClientLimit:
         return puzzle_id % 2**31, int(self.client[:8], 16) - 2**31
 
 
-def _attempt_record(row: Mapping[str, Any]) -> AttemptRecord:
+def _attempt_record(row: Mapping[Any, Any]) -> AttemptRecord:
     return AttemptRecord(**{name: row[name] for name in RECORDED_ATTEMPT_COLUMNS})
 
 
@@ -160,7 +160,7 @@ class AttemptStorage:
                     .select_from(Attempt)
                     .where(Attempt.puzzle_id == puzzle_id, Attempt.client == limit.client)
                 )
-                if started >= limit.attempts:
+                if (started or 0) >= limit.attempts:
                     raise TooManyAttempts(limit.attempts)
             self._upsert_player(connection, player_id, display_name)
             created = connection.scalar(

@@ -24,8 +24,7 @@ from service.players import COOKIE_NAME
 from service.redis_server import EmbeddedRedis
 from service.store import PuzzleRecord, Store
 from service.store_attempts import AttemptMoved, ClientLimit, Extension, RunResult
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import (
+from tests.api_support import (
     FINISHING_GAME,
     client_of,
     finished_run,

@@ -20,7 +20,7 @@ from service import config as settings
 from service import daily
 from service.config import Config, ConfigError, secure_instance_folder
 from service.store import Store
-from tests.api_fixtures import DAILY_KEY, SECRET_KEY
+from tests.api_support import DAILY_KEY, SECRET_KEY
 
 DAY = date(2026, 11, 30)
 # A valid daily key, so that only the secret key is read from the instance folder.
@@ -201,6 +201,7 @@ def test_concurrent_first_starts_agree_on_one_whole_key(tmp_path: Path):
             assert [p.name for p in folder.iterdir()] == ["secret_key"]  # no file left behind
 
 
+@pytest.mark.processes
 def test_many_processes_starting_at_once_agree_on_one_whole_key(tmp_path: Path, process_env):
     folder = tmp_path / "i"
     read = "from service.config import Config; print(Config.from_env().daily_key)"
@@ -214,6 +215,7 @@ def test_many_processes_starting_at_once_agree_on_one_whole_key(tmp_path: Path, 
     assert len(keys.pop()) >= 40
 
 
+@pytest.mark.processes
 def test_rally_refuses_to_start_with_a_weak_key_file_and_keeps_it(tmp_path: Path, process_env):
     folder = tmp_path / "i"
     folder.mkdir()

@@ -10,8 +10,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 import redis
-from conftest import free_port, kill_everything_under
 from flask.testing import FlaskClient
 from rq import Queue, Worker
 from rq.utils import utcformat
@@ -19,8 +19,8 @@ from rq.worker import WorkerStatus
 
 from service.config import Config
 from service.queue import Urgency, solve_queue
-from tests.api_fixtures import *  # noqa: F403
-from tests.api_fixtures import client_of
+from tests.api_support import client_of
+from tests.process_support import free_port, kill_everything_under
 
 
 def practice_queue(redis_url: str) -> Queue:
@@ -130,6 +130,7 @@ def healthz_workers(client: FlaskClient) -> int:
     return client.get("/healthz").get_json()["checks"]["queue"]["workers"]
 
 
+@pytest.mark.processes
 def test_a_worker_killed_with_sigkill_stops_counting_within_a_minute(
     make_app, service_env: Config, process_env: dict[str, str]
 ):
