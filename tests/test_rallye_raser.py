@@ -227,17 +227,40 @@ def test_rr8_every_roll_needs_a_placed_die_before_driving():
     assert state["car"]["row"] == 2
 
 
-def test_rr8_no_placement_needed_when_none_is_possible():
-    """A full route, or one with no field left to extend it, lets the player reroll
-    (e.g. for a die to reserve) and drive without placing a die of the latest roll."""
-    full = play(track_state(OPEN, OPEN, gear=1), ROLL, place(0, 1, "M"), {"type": "reroll"})
-    state = play(full, {"type": "reroll"}, {"type": "reserve", "die": 0}, MOVE)
-    assert state["car"] == {"row": 1, "lane": "M"} and state["reserve"] is not None
-    # Lane L ends ahead and lane M is a limit the car on limit (0, L) may not enter.
+def boxed_in() -> dict:
+    """Rolled, with no field for a die: lane L ends ahead of the car on limit (0, L),
+    and lane M beside it is a limit it may not enter (RR-11)."""
     boxed = rolled(track_state(["11."], ["x1.", "..."], gear=2), [3, 3])
-    boxed = {**boxed, "car": {"row": 0, "lane": "L"}}
-    assert GAME.legal_actions(boxed)[0] == {"type": "reroll"}
+    return {**boxed, "car": {"row": 0, "lane": "L"}}
+
+
+def test_rr8_driving_needs_no_placement_when_none_is_possible():
+    """A full route, or one with no field left to extend it, lets the player drive
+    without placing a die of the latest roll (the duty to place lapses for driving)."""
+    full = play(track_state(OPEN, OPEN, gear=1), ROLL, place(0, 1, "M"), {"type": "reroll"})
+    state = play(full, {"type": "reserve", "die": 0}, MOVE)
+    assert state["car"] == {"row": 1, "lane": "M"} and state["reserve"] is not None
+    boxed = boxed_in()
+    assert GAME.legal_actions(boxed)[-1] == MOVE
     assert play(boxed, MOVE)["car"] == {"row": 0, "lane": "L"}
+
+
+def test_rr8_a_roll_none_of_whose_dice_can_be_placed_opens_no_reroll():
+    """rr-4: a reroll needs a die of the latest roll on the road, always. Seed
+    kestrel-41, round 1 in gear 1: a die of the roll fills the route, the reroll
+    places nothing (the route is full), so no second reroll may hunt for a reserve
+    value; reserving one of the dice in front of the player and driving stay open."""
+    state = play(GAME.new_game("kestrel-41"), ROLL)
+    assert state["gear"] == 1 and state["pool"] == [6, 4, 2]
+    state = play(state, place(1, 1, "M"), {"type": "reroll"})
+    assert state["pool"] == [4, 3] and state["rolls"] == 2
+    assert {"type": "reroll"} not in GAME.legal_actions(state)
+    refused(state, {"type": "reroll"}, "RR-8 (reroll): place a die of the latest roll")
+    assert {"type": "reserve", "die": 0} in GAME.legal_actions(state)
+    assert play(state, {"type": "reserve", "die": 0}, MOVE)["reserve"] == 4
+    boxed = boxed_in()
+    assert {"type": "reroll"} not in GAME.legal_actions(boxed)
+    refused(boxed, {"type": "reroll"}, "none can be placed now: drive on")
 
 
 def test_rr8_the_last_die_of_a_roll_is_not_reserved_before_one_is_placed():
