@@ -394,12 +394,14 @@ def _move(state: State, action: Action) -> State:
         outcome = _finish(state, timer, events)
     else:
         outcome = _round_end(state, car, gear, timer, events)
+    # Once the run is over no round follows: `round` stays the last one played.
+    over = outcome["status"] != "running"
     return {
         **state,
         "car": car,
         "gear": gear,
         **outcome,
-        "round": state["round"] + 1,
+        "round": state["round"] if over else state["round"] + 1,
         "rounds_played": state["rounds_played"] + 1,
         "phase": "shift",
         "shifted": False,

@@ -164,6 +164,26 @@ def test_rr4_dice_actions_need_the_roll_first():
     assert GAME.legal_actions(state)[-1] == ROLL
 
 
+def test_rr4_once_the_run_is_over_the_round_is_the_last_one_played():
+    """The view's round counts up while the run goes on; after the last round (a
+    finish, the timer run out, or the RR-26 bound) it stays on that round, so it
+    equals the rounds played and never exceeds max_rounds."""
+    running = play(rolled(track_state(OPEN, OPEN), [3]), place(0, 1, "M"), MOVE)
+    assert (GAME.view(running)["round"], running["rounds_played"]) == (2, 1)
+    bound = track_state(OPEN, OPEN, round=MAX_ROUNDS, rounds_played=MAX_ROUNDS - 1)
+    timer_out = track_state(OPEN, OPEN, round=12, rounds_played=11, timer=1)
+    finish = last_row_state(1, round=7, rounds_played=6)
+    for start, dice_shown, status in (
+        (bound, [3], "round_limit"),
+        (timer_out, [6], "timer_out"),
+        (finish, [3], "finished"),
+    ):
+        row = start["car"]["row"] + 1
+        view = GAME.view(play(rolled(start, dice_shown), place(0, row, "M"), MOVE))
+        assert view["status"] == status
+        assert view["round"] == view["rounds_played"] == start["round"] <= view["max_rounds"]
+
+
 def test_rr5_one_gear_step_is_free():
     state = play(track_state(OPEN, OPEN), {"type": "gear", "gear": 2})
     assert (state["gear"], state["control"]) == (2, 6)
