@@ -79,6 +79,21 @@ def test_rr1_start_values():
     assert state["round"] == 1 and state["phase"] == "shift"
 
 
+def test_rr1_the_car_may_start_on_a_speed_limit_field():
+    """quality-3 deals the Chicane unrotated as card A: the car starts on its limit 1
+    in lane M, in gear 1. A shift to gear 2 before the first roll makes it leave
+    the limit too fast: a Gasfuss on the start field (RR-18)."""
+    state = GAME.new_game("quality-3")
+    assert state["deck"][0] == {"id": "RR12", "rotated": False}
+    start_field = GAME.view(state)["card_a"]["sections"][0]["fields"][1]
+    assert start_field == {"lane": "M", "kind": "limit", "limit": 1}
+    assert state["car"] == {"row": 0, "lane": "M"} and state["gear"] == 1
+    state = play(state, {"type": "gear", "gear": 2}, ROLL, place(0, 1, "M"), place(0, 2, "M"))
+    state = play(state, MOVE)
+    assert state["last_round"][0] == {"type": "gasfuss", "row": 0, "lane": "M", "limit": 1}
+    assert state["car"] == {"row": 0, "lane": "M"} and state["gear"] == 1
+
+
 def test_rr2_card_data_meets_every_constraint():
     assert len(CARDS) == 18
     for card in CARDS.values():
@@ -487,6 +502,34 @@ def test_rr21_advancing_onto_the_last_card_checks_and_then_no_more():
     assert GAME.view(state)["card_b"] is None
     state = play(state, ROLL, place(0, 2, "M"), MOVE)  # along the last card
     assert (state["timer"], state["control"]) == (3, 6) and state["status"] == "running"
+
+
+def test_rr21_crossing_a_short_last_card_into_the_finish_meets_no_check():
+    """Card B is the last card, one section long: from the last row of card A a
+    route of two dice crosses it into the finish zone. The finish skips step IV
+    (RR-24), so the cards never advance onto the last card and no gear check runs:
+    such a run meets seven checks, not eight."""
+    start = track_state(["...", "..."], ["..."], gear=2, timer=5, control=4)
+    start = {**start, "car": {"row": 1, "lane": "M"}}
+    assert GAME.view(start)["finish_rows"] == [3, 4, 5]
+    state = play(rolled(start, [3, 4]), place(0, 2, "M"), place(0, 3, "M"), MOVE)
+    assert state["status"] == "finished" and state["card_a"] == 0
+    assert state["last_round"] == [{"type": "finish", "perfect": True}]
+    assert (state["timer"], state["control"]) == (6, 4)
+
+
+def test_rr21_a_finished_run_meets_eight_checks_or_seven_from_card_a():
+    """The heuristic player's runs: on checks-0 the car reaches the last card, so the
+    cards advance eight times; on checks-5 the last card is one section long and the
+    car crosses it into the finish from card A, so they advance seven times."""
+    for seed, checks, last_card_a in (("checks-0", 8, 8), ("checks-5", 7, 7)):
+        state, met = GAME.new_game(seed), 0
+        for action in heuristic_actions(seed):
+            state = GAME.apply(state, action)
+            if action == MOVE:
+                met += any(event["type"] == "gear_check" for event in state["last_round"])
+        assert state["status"] == "finished" and (met, state["card_a"]) == (checks, last_card_a)
+    assert len(card_sections(GAME.new_game("checks-5")["deck"][-1])) == 1
 
 
 def test_rr22_timer_zero_ends_the_game_unfinished():
