@@ -61,9 +61,10 @@ from flask import Flask, jsonify  # noqa: E402
 
 from puzzles import get_game  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
+from service.children import process_table, start_process  # noqa: E402
 from service.daily import daily_seed, today  # noqa: E402
 from service.processes import WEB_WORKER_CLASS, gunicorn_command  # noqa: E402
-from service.redis_server import EmbeddedRedis, start_process  # noqa: E402
+from service.redis_server import EmbeddedRedis  # noqa: E402
 from solver.rallye_raser import heuristic_actions  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -244,15 +245,7 @@ def paced_load(target: Target, rate: int, seconds: int, connections: int = 32) -
 def server_cpu_seconds(leader: int) -> float:
     """CPU time (user and system) used so far by a server and its direct children (gunicorn's
     master and workers), from /proc."""
-    ticks = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # The command name may hold spaces and parentheses: fields start after the last ')'.
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if leader in (int(stat.parent.name), int(fields[1])):
-            ticks += int(fields[11]) + int(fields[12])
+    ticks = sum(info.cpu_ticks for info in process_table() if leader in (info.pid, info.parent))
     return ticks / os.sysconf("SC_CLK_TCK")
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from service.openapi import ApiError
+from service.errors import ApiError
 from service.queue import web_connection
 from service.ratelimit import RateLimiter
 from service.redis_server import EmbeddedRedis

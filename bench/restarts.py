@@ -32,7 +32,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench.load import free_ports  # noqa: E402
-from service.processes import STABLE_SECONDS, process_table  # noqa: E402
+from service.children import command_line, process_table  # noqa: E402
+from service.supervisor import STABLE_SECONDS  # noqa: E402
 
 HOST = "127.0.0.1"
 CHILDREN = {"redis-server": b"redis-server", "web": b"gunicorn", "worker": b"cli\x00worker"}
@@ -51,14 +52,11 @@ class Round:
 def child_pid(serve: int, marker: bytes) -> int | None:
     """serve's child with marker in its command line. Each child leads a session of its
     own, unlike the orphans of a dead one that serve adopts (a killed master's workers)."""
-    for pid, parent, session in process_table():
-        if parent != serve or session != pid:
-            continue
-        try:
-            if marker in Path(f"/proc/{pid}/cmdline").read_bytes():
-                return pid
-        except OSError:
-            continue
+    for info in process_table():
+        if (info.parent, info.session) == (serve, info.pid) and marker in (
+            command_line(info.pid) or b""
+        ):
+            return info.pid
     return None
 
 

@@ -36,8 +36,9 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench.load import free_ports, wait_until_up  # noqa: E402
+from service.children import start_process  # noqa: E402
 from service.processes import gunicorn_command  # noqa: E402
-from service.redis_server import EmbeddedRedis, start_process  # noqa: E402
+from service.redis_server import EmbeddedRedis  # noqa: E402
 
 HOST = "127.0.0.1"
 PATH = "/api/v1/games"

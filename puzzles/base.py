@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from puzzles.rng import validate_seed
 
 State = dict[str, Any]
 Action = Any  # a plain JSON value: dict, list, str, int, bool or None
+# The JSON form of an action's field besides "type". A service checks forms before any
+# engine sees a value (Python reads `true` as 1); which values are legal is the engine's call.
+FieldForm = Literal["integer", "string", "string or null"]
+# Each action type -> its fields besides "type" -> their form.
+ActionForms = dict[str, dict[str, FieldForm]]
 
 
 class IllegalAction(Exception):  # noqa: N818 - the public contract fixes this name
@@ -43,6 +48,7 @@ class Game(ABC):
     title: str
     # No legal run is longer than this many actions (the service refuses longer runs).
     max_actions: int
+    action_forms: ActionForms
 
     def new_game(self, seed: str) -> State:
         """The start state of the seed (ValueError for an invalid seed)."""

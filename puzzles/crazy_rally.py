@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzles.base import Action, Game, IllegalAction, State
+from puzzles.base import Action, ActionForms, Game, IllegalAction, State
 from puzzles.crazy_rally_cards import (
     ADJUSTMENT_COLOURS,
     ADJUSTMENTS,
@@ -33,7 +33,16 @@ FLAG_CARDS_ON_TOP = 2
 # 1 is the product's decision, since 2 made the speed events dead cards (see the rule).
 EVENT_BONUS = 1
 MODES = ("accelerate", "brake")
-DRIVE_KEYS = {"type", "card", "mode", "event"}
+# Rule CR-21: each action type's fields besides "type" (card and event are card ids).
+ACTION_FORMS: ActionForms = {
+    "apply": {"card": "string"},
+    "start": {},
+    "drive": {"card": "string", "mode": "string", "event": "string or null"},
+}
+
+
+def _has_fields_of(action: dict[str, Any], kind: str) -> bool:
+    return set(action) == {"type", *ACTION_FORMS[kind]}
 
 
 def deal_pairs(seed: str) -> dict[str, list[str]]:
@@ -79,6 +88,7 @@ class CrazyRally(Game):
     rules_version = "cr-2"
     # 3 setup choices + the start of the race + one drive action per track card.
     max_actions = len(ADJUSTMENT_COLOURS) + 1 + TRACK_LENGTH
+    action_forms = ACTION_FORMS
 
     # ----- phases and start -------------------------------------------------------------
     def _new_game(self, seed: str) -> State:
@@ -114,7 +124,7 @@ class CrazyRally(Game):
         return handlers[kind](state, action)
 
     def _apply_card(self, state: State, action: dict[str, Any]) -> State:
-        if state["phase"] != "setup" or set(action) != {"type", "card"}:
+        if state["phase"] != "setup" or not _has_fields_of(action, "apply"):
             raise IllegalAction("rule CR-4 (adjustment): cards are applied only during setup")
         colour = ADJUSTMENT_COLOURS[len(state["applied"])]
         pair = state["pairs"][colour]
@@ -147,7 +157,7 @@ class CrazyRally(Game):
         }
 
     def _start(self, state: State, action: dict[str, Any]) -> State:
-        if state["phase"] != "preview" or set(action) != {"type"}:
+        if state["phase"] != "preview" or not _has_fields_of(action, "start"):
             raise IllegalAction("rule CR-7 (test round): the race starts once, after the setup")
         return self._begin_turn({**state, "phase": "race"})
 
@@ -230,7 +240,7 @@ class CrazyRally(Game):
         return self._end_turn(new, result)
 
     def _validate_drive(self, state: State, action: dict[str, Any]) -> tuple[str, str | None]:
-        if state["phase"] != "race" or set(action) != DRIVE_KEYS:
+        if state["phase"] != "race" or not _has_fields_of(action, "drive"):
             raise IllegalAction(
                 "rule CR-11 (turn): a drive action {type, card, mode, event} is played in the race"
             )

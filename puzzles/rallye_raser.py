@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from puzzles.base import Action, Game, IllegalAction, State
+from puzzles.base import Action, ActionForms, FieldForm, Game, IllegalAction, State
 from puzzles.rallye_raser_track import (
     ABSENT,
     CARDS,
@@ -52,6 +52,16 @@ ACTION_FIELDS: dict[str, dict[str, tuple[Any, ...] | None]] = {
     "modify": {"step": None, "delta": (1, -1)},
     "control": {"step": None, "delta": (1, -1)},
     "move": {},
+}
+
+
+def _form(allowed: tuple[Any, ...] | None) -> FieldForm:
+    return "integer" if allowed is None or isinstance(allowed[0], int) else "string"
+
+
+ACTION_FORMS: ActionForms = {
+    kind: {name: _form(allowed) for name, allowed in fields.items()}
+    for kind, fields in ACTION_FIELDS.items()
 }
 
 
@@ -527,6 +537,7 @@ class RallyeRaser(Game):
     title = "Rallye Raser"
     rules_version = RULES_VERSION
     max_actions = MAX_ROUNDS * MAX_ACTIONS_PER_ROUND
+    action_forms = ACTION_FORMS
 
     def _new_game(self, seed: str) -> State:
         deck = deal_deck(seed)

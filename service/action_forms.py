@@ -3,38 +3,24 @@
 The contract's actions are JSON objects whose fields are integers or strings. Python
 treats `true` as the integer 1, so an engine comparing values would take `{"gear":
 true}` for `{"gear": 1}`; the schema keeps such forms out before any engine sees them.
-It checks the form only: which values are legal stays the engines' call (a 422 naming
-the rule), and so does an unknown type or a missing or extra field.
+It checks the form only, as each engine declares it (`Game.action_forms`): which
+values are legal stays the engines' call (a 422 naming the rule), and so does an
+unknown type or a missing or extra field.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from puzzles import GAMES
+from puzzles.base import FieldForm
+
 Schema = dict[str, Any]
 
-INTEGER: Schema = {"type": "integer"}
-TEXT: Schema = {"type": "string"}
-TEXT_OR_NULL: Schema = {"type": ["string", "null"]}
-
-# Game -> action type -> the form of each field besides "type".
-FIELD_FORMS: dict[str, dict[str, dict[str, Schema]]] = {
-    "rallye-raser": {
-        "gear": {"gear": INTEGER},
-        "roll": {},
-        "reroll": {},
-        "place": {"die": INTEGER, "row": INTEGER, "lane": TEXT},
-        "reserve": {"die": INTEGER},
-        "place_reserve": {"row": INTEGER, "lane": TEXT},
-        "modify": {"step": INTEGER, "delta": INTEGER},
-        "control": {"step": INTEGER, "delta": INTEGER},
-        "move": {},
-    },
-    "crazy-rally": {
-        "apply": {"card": TEXT},
-        "start": {},
-        "drive": {"card": TEXT, "mode": TEXT, "event": TEXT_OR_NULL},
-    },
+FORM_SCHEMAS: dict[FieldForm, Schema] = {
+    "integer": {"type": "integer"},
+    "string": {"type": "string"},
+    "string or null": {"type": ["string", "null"]},
 }
 
 
@@ -43,7 +29,7 @@ def action_schema() -> Schema:
 
     Action types are unique across games, so one schema serves every game's routes.
     """
-    forms = {kind: fields for by_kind in FIELD_FORMS.values() for kind, fields in by_kind.items()}
+    forms = {kind: fields for game in GAMES.values() for kind, fields in game.action_forms.items()}
     named = {"type": "object", "required": ["type"]}
     return {
         "description": "An action as the game's legal_actions lists it: an object whose "
@@ -51,7 +37,7 @@ def action_schema() -> Schema:
         "allOf": [
             {
                 "if": {**named, "properties": {"type": {"const": kind}}},
-                "then": {"properties": fields},
+                "then": {"properties": {name: FORM_SCHEMAS[form] for name, form in fields.items()}},
             }
             for kind, fields in forms.items()
             if fields

@@ -16,14 +16,11 @@ from service import pages, players, same_origin, security
 from service.api import API_PREFIX, Services
 from service.api import blueprint as api_blueprint
 from service.config import Config
+from service.errors import ApiError
 from service.health import blueprint as health_blueprint
-from service.openapi import ApiError
 from service.queue import web_connection
 from service.ratelimit import RateLimiter
 from service.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, DatabaseBusy, Store
-
-# How long each process keeps the hottest reads (see service.api.common.ShortCache).
-CACHE_SECONDS = 1.0
 
 
 def create_app(config: Config | None = None) -> Flask:
@@ -32,10 +29,7 @@ def create_app(config: Config | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)
     # No SECRET_KEY: the service keeps nothing in Flask's session, which would otherwise
     # build a signing serializer on every request. RALLY_SECRET_KEY signs player cookies.
-    app.config.update(
-        MAX_CONTENT_LENGTH=config.max_body_bytes,
-        RALLY_CACHE_SECONDS=CACHE_SECONDS,
-    )
+    app.config.update(MAX_CONTENT_LENGTH=config.max_body_bytes)
     app.extensions["rally"] = Services(
         config=config,
         store=Store(config.database_url),

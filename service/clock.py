@@ -8,7 +8,8 @@ its life (committed, played, revealed) without waiting for midnight.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+import time
+from datetime import UTC, date, datetime, timedelta
 
 
 class Clock:
@@ -16,6 +17,7 @@ class Clock:
 
     def __init__(self) -> None:
         self._fixed: datetime | None = None
+        self._ahead = 0.0  # seconds added to the monotonic clock by advance()
 
     def now(self) -> datetime:
         return self._fixed or datetime.now(UTC)
@@ -29,6 +31,16 @@ class Clock:
         if moment is not None and moment.tzinfo is None:
             raise ValueError("the clock takes aware datetimes only")
         self._fixed = None if moment is None else moment.astimezone(UTC)
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back: how long something has been kept."""
+        return time.monotonic() + self._ahead
+
+    def advance(self, seconds: float) -> None:
+        """Move both clocks ahead by seconds (a set moment too): what is kept ages at once."""
+        self._ahead += seconds
+        if self._fixed is not None:
+            self._fixed += timedelta(seconds=seconds)
 
 
 CLOCK = Clock()

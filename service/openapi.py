@@ -9,27 +9,20 @@ Schemas are plain JSON Schema 2020-12, which is what OpenAPI 3.1 speaks.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import wraps
-from itertools import accumulate
 from typing import Any
 
 import jsonschema_rs
-from flask import Blueprint, request
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint
+
+from service.errors import ApiError
+from service.json_body import MAX_BODY_DEPTH, read_json_body
 
 Schema = dict[str, Any]
 View = Callable[..., Any]
-
-# Deepest nesting of lists and objects a body may have: no request needs more, and
-# deeper values would make recursive code (JSON encoding, rules engines) fail.
-MAX_BODY_DEPTH = 16
-# Longest excerpt of a validation message: messages quote the offending value,
-# which may be an entire oversized body.
-MAX_MESSAGE_CHARS = 300
 
 ERROR_DESCRIPTIONS = {
     400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a number that is "
@@ -59,26 +52,6 @@ ERROR_SCHEMA: Schema = {
 }
 
 _FLASK_PLACEHOLDER = re.compile(r"<(?:\w+:)?(\w+)>")
-
-
-class ApiError(HTTPException):
-    """An error the API answers as JSON: {"error": message, "status": code, **fields}."""
-
-    def __init__(
-        self, code: int, message: str, headers: dict[str, str] | None = None, **fields: Any
-    ) -> None:
-        super().__init__(description=message)
-        self.code = code
-        self.fields = fields
-        self.extra_headers = headers or {}
-
-    @classmethod
-    def retry_later(cls, code: int, message: str, seconds: int) -> ApiError:
-        """A refusal to try again in seconds: said in the Retry-After header and the body."""
-        return cls(code, message, headers={"Retry-After": str(seconds)}, retry_after=seconds)
-
-    def get_headers(self, *args: Any, **kwargs: Any) -> list[tuple[str, str]]:
-        return [*super().get_headers(*args, **kwargs), *self.extra_headers.items()]
 
 
 @dataclass(frozen=True)
@@ -111,7 +84,7 @@ class PathParam:
 
 
 @dataclass(frozen=True)
-class Response:
+class Answer:
     """A documented response: its description, body schema and headers."""
 
     description: str
@@ -139,7 +112,7 @@ class Operation:
     description: str
     params: tuple[PathParam, ...]
     body: Schema | None
-    responses: dict[int, Response]
+    responses: dict[int, Answer]
 
     def document(self, body_limit: int) -> Schema:
         entry: Schema = {
@@ -163,111 +136,13 @@ class Operation:
         return entry
 
 
-class _RefusedValueError(ValueError):
-    """A value the JSON parser reads but the API never takes."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise _RefusedValueError(f"{name} is not JSON")
-
-
-def _reject_fraction(number: str) -> Any:
-    raise _RefusedValueError(f"{number} is not an integer, and every number the API takes is one")
-
-
-# A JSON string literal (RFC 8259: any character but '"' and '\\', or an escape).
-_STRING_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-# Outside its strings, JSON text holds only brackets and these.
-_NOT_BRACKETS = str.maketrans("", "", " \t\n\r,:0123456789+-.eEtruefalsn")
-_NESTING_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-# A \u escape of a UTF-16 surrogate. Text decoded strictly cannot hold a surrogate, so a
-# lone one can only come from such an escape; a pair of them spells one character.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _outside_strings(text: str) -> str:
-    """Valid JSON text without its strings. With no escape in the text, every other
-    quote ends a string, and splitting on quotes is much faster than the pattern."""
-    if "\\" in text:
-        return _STRING_LITERAL.sub("", text)
-    return "".join(text.split('"')[::2])
-
-
-def _nesting_depth(text: str) -> int:
-    """How deep lists and objects nest in valid JSON text: its brackets outside strings,
-    counted without walking the parsed value."""
-    brackets = _outside_strings(text).translate(_NOT_BRACKETS)
-    return max(accumulate(map(_NESTING_STEP.__getitem__, brackets)), default=0)
-
-
-def _lone_surrogate(value: Any) -> str | None:
-    """The first lone surrogate in value's strings (its keys included), or None."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            surrogate = _SURROGATE.search(item)
-            if surrogate:
-                return surrogate[0]
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return None
-
-
-def _body_problem(text: str, body: Any, max_depth: int) -> str | None:
-    """What makes a parsed body unusable, or None: lists or objects nested more than
-    max_depth levels, or a string (a value or an object's key) with a lone surrogate.
-    Reads the text, which costs a fraction of walking the value: the value is walked
-    only when the text escapes a surrogate."""
-    if _nesting_depth(text) > max_depth:
-        return f"it nests more than {max_depth} levels deep"
-    surrogate = _lone_surrogate(body) if _SURROGATE_ESCAPE.search(text) else None
-    if surrogate is not None:
-        return f"a string holds the lone surrogate \\u{ord(surrogate):04x}, not text"
-    return None
-
-
-def _body_text(raw: bytes) -> str:
-    """The body as text, in the encoding JSON's own rules detect, decoded strictly (so no
-    surrogate can hide in the bytes)."""
-    return raw.decode(json.detect_encoding(raw))
-
-
-def read_json_body(validator: jsonschema_rs.Validator) -> Any:
-    """The request's JSON body, checked by validator (ApiError 400 otherwise).
-
-    Numbers must be integers (2.0 and 1e3 are refused, JSON Schema would count them as
-    integers) and strings Unicode text. Reading the body beyond MAX_CONTENT_LENGTH raises
-    the 413 of the app's limit.
-    """
-    try:
-        text = _body_text(request.get_data(cache=False))
-        body = json.loads(text, parse_constant=_reject_constant, parse_float=_reject_fraction)
-    except _RefusedValueError as error:
-        raise ApiError(400, f"the request body is refused: {error}") from None
-    except (ValueError, RecursionError) as error:
-        raise ApiError(400, f"the request body is not valid JSON: {error}") from None
-    problem = _body_problem(text, body, MAX_BODY_DEPTH)
-    if problem is not None:
-        raise ApiError(400, f"the request body is refused: {problem}")
-    first_error = next(validator.iter_errors(body), None)
-    if first_error is not None:
-        where = "/".join(str(part) for part in first_error.instance_path) or "body"
-        raise ApiError(400, f"{where}: {first_error.message}"[:MAX_MESSAGE_CHARS])
-    return body
-
-
-def _error_responses(statuses: Iterable[int]) -> dict[int, Response]:
+def _error_responses(statuses: Iterable[int]) -> dict[int, Answer]:
     error_ref = {"$ref": "#/components/schemas/Error"}
     responses = {}
     for status in statuses:
         retry = status in (429, 503)
         headers = {"Retry-After": "Seconds until a new request is allowed"} if retry else {}
-        responses[status] = Response(ERROR_DESCRIPTIONS[status], error_ref, headers)
+        responses[status] = Answer(ERROR_DESCRIPTIONS[status], error_ref, headers)
     return responses
 
 
@@ -295,7 +170,7 @@ class Api:
         method: str,
         *,
         summary: str,
-        responses: dict[int, Response],
+        responses: dict[int, Answer],
         body: Schema | None = None,
         errors: Iterable[int] = (),
     ) -> Callable[[View], View]:

@@ -16,7 +16,7 @@ import unicodedata
 from flask import Flask, Response, current_app, g, request
 from itsdangerous import BadSignature, Signer
 
-from service.openapi import ApiError
+from service.errors import ApiError
 from service.ratelimit import Limit
 
 COOKIE_NAME = "rally_player"

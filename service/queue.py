@@ -13,9 +13,10 @@ of them that has one:
    tried again once nothing more urgent waits.
 
 The solves players cause (practice seeds and past dailies) are capped: while
-RALLY_MAX_PENDING_SOLVES of them wait, a new one is refused with a 503, and a
+RALLY_MAX_PENDING_SOLVES of them wait, a new one is refused for everyone, and a
 client (an address, as the rate limits count it) with
-RALLY_MAX_PENDING_SOLVES_PER_CLIENT waiting gets a 429; both with Retry-After.
+RALLY_MAX_PENDING_SOLVES_PER_CLIENT waiting is refused too; `solve_refusal` says
+which, with the seconds to wait, and the API answers it (503 or 429).
 
 Every job has a unique id, so asking twice for the same work queues it once; a
 job asked for in a more urgent queue than the one it waits in moves there (a
@@ -32,6 +33,7 @@ import os
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from enum import IntEnum
+from typing import NamedTuple
 
 import redis
 from redis.backoff import NoBackoff
@@ -43,7 +45,6 @@ from rq.job import Job, JobStatus
 from puzzles import GAMES
 from service import daily
 from service.config import Config
-from service.openapi import ApiError
 
 
 class Urgency(IntEnum):
@@ -276,15 +277,6 @@ def web_connection(redis_url: str) -> redis.Redis:
     return _connections[key]
 
 
-def _current_config() -> Config:
-    """The running web app's settings, else the environment's."""
-    from flask import current_app, has_app_context
-
-    if has_app_context() and "rally" in current_app.extensions:
-        return current_app.extensions["rally"].config
-    return Config.from_env()
-
-
 # The caps on what players cause
 
 
@@ -318,20 +310,29 @@ def _track(connection: redis.Redis, client: str, job_id: str) -> None:
         pipeline.execute()
 
 
-def _refusal(connection: redis.Redis, config: Config, client: str) -> ApiError | None:
+class SolveRefusal(NamedTuple):
+    """Why one more solve that a player causes may not be queued now."""
+
+    # True when the capped queues are full for everyone; False when this client has its share.
+    queues_full: bool
+    message: str
+    retry_after: int  # seconds until asking again may succeed
+
+
+def _refusal(connection: redis.Redis, config: Config, client: str) -> SolveRefusal | None:
     """Why one more solve of the client may not be queued now, or None if it may."""
     waiting = sum(solve_queue(connection, urgency).count for urgency in CAPPED)
     if waiting >= config.max_pending_solves:
-        return ApiError.retry_later(
-            503,
+        return SolveRefusal(
+            True,
             f"the solver is busy: {waiting} practice and archive puzzles wait; "
             "ask for a new one later",
             QUEUE_FULL_RETRY_AFTER,
         )
     if _client_waiting(connection, client) >= config.max_pending_solves_per_client:
         limit = config.max_pending_solves_per_client
-        return ApiError.retry_later(
-            429,
+        return SolveRefusal(
+            False,
             f"too many puzzles waiting for the solver: at most {limit} per client; "
             "ask for a new one when one of yours is solved",
             CLIENT_FULL_RETRY_AFTER,
@@ -339,26 +340,23 @@ def _refusal(connection: redis.Redis, config: Config, client: str) -> ApiError |
     return None
 
 
-def admit_solve(daily_date: date | None, client: str, config: Config | None = None) -> None:
-    """Before a player's request records a new puzzle: refuse it (ApiError 503 or 429 with
-    Retry-After) while its solve would pass a cap. Allowed when Redis is unreachable: the
-    puzzle then waits for the sweep, and the rate limits still hold."""
-    config = config or _current_config()
+def solve_refusal(daily_date: date | None, client: str, config: Config) -> SolveRefusal | None:
+    """Before a player's request records a new puzzle: why its solve would pass a cap, or
+    None when it may be queued. None too when Redis is unreachable: the puzzle then waits
+    for the sweep, and the rate limits still hold."""
     if urgency_of(daily_date, config) not in CAPPED:
-        return
+        return None
     try:
-        refusal = _refusal(web_connection(config.redis_url), config, client)
+        return _refusal(web_connection(config.redis_url), config, client)
     except redis.RedisError as error:
         log.warning("Redis unreachable, solve caps not checked: %s", error)
-        return
-    if refusal is not None:
-        raise refusal
+        return None
 
 
 def request_solve(
     game: str,
     seed: str,
-    config: Config | None = None,
+    config: Config,
     *,
     daily_date: date | None,
     client: str | None = None,
@@ -367,7 +365,6 @@ def request_solve(
     puzzle's: None for practice); False (never an error) when Redis is unreachable, or when
     the solve of client's request would pass a cap: the puzzle then stays pending for the
     planning sweep."""
-    config = config or _current_config()
     urgency = urgency_of(daily_date, config)
     connection = web_connection(config.redis_url)
     capped = client is not None and urgency in CAPPED

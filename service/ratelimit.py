@@ -35,7 +35,7 @@ from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from service.openapi import ApiError
+from service.errors import ApiError
 
 log = logging.getLogger(__name__)
 

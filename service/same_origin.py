@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, current_app, request
 
-from service.openapi import ApiError
+from service.errors import ApiError
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 # Sec-Fetch-Site values of a request the site's own pages made (or the user typed).

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -31,6 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from service.cache import BriefCache
 from service.clock import CLOCK
 from service.models import Player, PlayerCount, Puzzle, Run, ScoreCount, utc_now
 from service.store_attempts import AttemptStorage
@@ -228,8 +228,7 @@ class Store(AttemptStorage):
         self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
         self._sql = prepared(self._insert, self.engine.dialect)
         self._locks_rows = self.engine.dialect.name == "postgresql"
-        self.standings_seconds = STANDINGS_SECONDS
-        self._standings: dict[int, tuple[float, Standings]] = {}
+        self.kept_standings: BriefCache[Standings] = BriefCache(STANDINGS_SECONDS, STANDINGS_KEPT)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -485,7 +484,7 @@ class Store(AttemptStorage):
 
     def _standings_changed(self, puzzle_id: int) -> None:
         """Drop the puzzle's kept standings: this store's own runs show at once."""
-        self._standings.pop(puzzle_id, None)
+        self.kept_standings.drop(puzzle_id)
 
     def get_run(self, run_id: str) -> RunRecord | None:
         with self._read() as session:
@@ -531,22 +530,16 @@ class Store(AttemptStorage):
         return {score: runs for score, runs in rows}
 
     def standings(self, puzzle_id: int) -> Standings:
-        """The puzzle's leaderboard, histogram and player count, kept standings_seconds."""
-        now = time.monotonic()
-        kept = self._standings.get(puzzle_id)
-        if kept is not None and kept[0] > now:
-            return kept[1]
+        """The puzzle's leaderboard, histogram and player count, kept a moment."""
+        return self.kept_standings.get(puzzle_id, lambda: self._read_standings(puzzle_id))
+
+    def _read_standings(self, puzzle_id: int) -> Standings:
         with self._read() as session:
-            read = Standings(
+            return Standings(
                 entries=self._leaderboard(session, puzzle_id, LEADERBOARD_SIZE),
                 histogram=self._score_histogram(session, puzzle_id),
                 players=self._player_count(session, puzzle_id),
             )
-        if self.standings_seconds > 0:
-            if len(self._standings) >= STANDINGS_KEPT:
-                self._standings.clear()
-            self._standings[puzzle_id] = (now + self.standings_seconds, read)
-        return read
 
     def player_history(
         self, player_id: str, before: str | None = None, limit: int = HISTORY_PAGE

@@ -25,11 +25,11 @@ import redis
 import sqlalchemy
 from sqlalchemy.exc import OperationalError
 
+from service.children import is_running, process_table
 from service.clock import CLOCK, Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.models import Base
-from service.processes import process_table
 from service.store import Store
 
 POSTGRES_HOST = "127.0.0.1:5432"
@@ -200,7 +200,7 @@ def started_under(leader: int) -> set[int]:
     family = {leader}
     while True:
         grown = family | {
-            pid for pid, parent, session in table if parent in family or session in family
+            info.pid for info in table if info.parent in family or info.session in family
         }
         if grown == family:
             return family
@@ -227,13 +227,7 @@ def stop_process(process: subprocess.Popen[bytes], seconds: float = 30) -> None:
         pytest.fail(f"{process.args} did not stop within {seconds} s of SIGTERM")
 
 
-def alive(pid: int) -> bool:
-    """True while pid runs (a zombie awaiting its parent counts as ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+alive = is_running
 
 
 def environment_without_settings() -> dict[str, str]:

@@ -94,7 +94,7 @@ def test_daily_gets_carry_cors_etag_and_cache_control_and_answer_304(client: Fla
 
 
 def test_a_solved_puzzle_changes_the_daily_etag(app: Flask, client: FlaskClient, api_store: Store):
-    app.config["RALLY_CACHE_SECONDS"] = 0  # each process may otherwise answer from a 1 s cache
+    app.extensions["rally"].cache.seconds = 0  # each process may otherwise answer from a 1 s cache
     before = client.get("/api/v1/daily")
     puzzle = todays_daily(api_store, FINISHING_GAME)
     result = record_solved(api_store, puzzle)

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from puzzles import GAMES, get_game
-from service.action_forms import FIELD_FORMS, INTEGER, action_schema
-from service.openapi import _body_problem, _body_text, _lone_surrogate, _nesting_depth
+from service.action_forms import action_schema
+from service.json_body import _body_problem, _body_text, _lone_surrogate, _nesting_depth
 from service.store import PuzzleRecord, Store
 from tests.api_fixtures import *  # noqa: F403 - the fixtures
 from tests.api_fixtures import (
@@ -295,8 +295,8 @@ def integer_fields(game_name: str) -> list[tuple[list[Any], int, str]]:
     return [
         (actions, index, field)
         for index in sorted(first_of_type.values())
-        for field, form in FIELD_FORMS[game_name][actions[index]["type"]].items()
-        if form == INTEGER
+        for field, form in GAMES[game_name].action_forms[actions[index]["type"]].items()
+        if form == "integer"
     ]
 
 
@@ -307,7 +307,7 @@ def test_every_action_of_a_game_has_its_documented_form(game_name: str):
     for seed in ("forms-1", "forms-2", "forms-3"):
         state = game.new_game(seed)
         for action in over_run(game, seed):
-            assert set(action) - {"type"} == set(FIELD_FORMS[game_name][action["type"]])
+            assert set(action) - {"type"} == set(game.action_forms[action["type"]])
             for legal in game.legal_actions(state):
                 assert validator.is_valid(legal), legal
             state = game.apply(state, action)

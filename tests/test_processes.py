@@ -15,6 +15,7 @@ import pytest
 import redis
 from conftest import alive, free_port, started_under, wait_for_http
 
+from service.children import command_line
 from service.config import Config
 from service.daily import commitment
 from service.redis_server import EmbeddedRedis, redis_server_binary
@@ -37,7 +38,7 @@ def test_serve_runs_everything_and_stops_everything(
     try:
         daily = json.loads(wait_for_http(f"http://127.0.0.1:{port}/api/v1/daily"))
         started = started_under(serve.pid)
-        commands = {Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started}
+        commands = {command_line(pid) or b"" for pid in started}
         assert any(b"redis-server" in command for command in commands)
         assert any(b"gunicorn" in command for command in commands)
         assert any(b"worker" in command for command in commands)

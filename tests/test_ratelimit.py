@@ -13,7 +13,7 @@ from limits.strategies import MovingWindowRateLimiter
 
 from service import ratelimit
 from service.config import Config
-from service.openapi import ApiError
+from service.errors import ApiError
 from service.queue import web_connection
 from service.ratelimit import Limit, RateLimiter, client_address
 from service.redis_server import EmbeddedRedis

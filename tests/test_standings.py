@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
@@ -246,15 +245,14 @@ def test_sqlite_finds_a_players_official_run_in_the_unique_index(tmp_path: Path)
     ], searches
 
 
-def test_standings_are_kept_briefly_and_dropped_by_the_stores_own_runs(store: Store):
-    store.standings_seconds = 0.5
+def test_standings_are_kept_briefly_and_dropped_by_the_stores_own_runs(store: Store, clock):
     puzzle = daily_puzzle(store)
     add(store, puzzle, "p1", 4)
     assert store.standings(puzzle.id).players == 1
     with Store(store.engine.url.render_as_string(hide_password=False)) as elsewhere:
         add(elsewhere, puzzle, "p2", 5)
     assert store.standings(puzzle.id).players == 1  # another process's run shows a moment later
-    time.sleep(store.standings_seconds)
+    clock.advance(store.kept_standings.seconds)
     assert store.standings(puzzle.id).players == 2
     add(store, puzzle, "p3", 6)
     assert store.standings(puzzle.id).players == 3

@@ -15,7 +15,6 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,17 +24,17 @@ from conftest import alive, free_port, started_under, wait_for_http
 from test_deploy import wait_for_planning
 
 from puzzles import GAMES
-from service import processes
+from service import supervisor
+from service.children import command_line, process_info, session_members
 from service.config import Config
-from service.processes import (
+from service.queue import solve_job_id
+from service.supervisor import (
     HEALTH_MISSES,
     STABLE_SECONDS,
     Backoff,
     Child,
     WebProbe,
-    session_members,
 )
-from service.queue import solve_job_id
 
 STOP_SECONDS = 40
 # Generous bounds for a loaded machine: a restarted gunicorn imports the whole app again.
@@ -61,13 +60,10 @@ class Serve:
         """The pid of serve's running child of that name. Each child leads a session of its
         own, unlike the orphans of a dead one that serve adopts (a killed master's workers)."""
         for pid in started_under(self.process.pid):
-            try:
-                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                command = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
+            info, command = process_info(pid), command_line(pid)
+            if info is None or command is None:
                 continue
-            state, parent, session = stat[0], int(stat[1]), int(stat[3])
-            if (parent, session, state != "Z") == (self.process.pid, pid, True) and (
+            if (info.parent, info.session, info.running) == (self.process.pid, pid, True) and (
                 CHILDREN[name] in command
             ):
                 return pid
@@ -120,9 +116,9 @@ def zombies_under(leader: int) -> list[int]:
     def zombies() -> list[int]:
         found = []
         for pid in started_under(leader):
-            with suppress(OSError):
-                if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                    found.append(pid)
+            info = process_info(pid)
+            if info is not None and not info.running:
+                found.append(pid)
         return found
 
     deadline = time.monotonic() + 2
@@ -219,7 +215,7 @@ class Unhealthy(http.server.BaseHTTPRequestHandler):
 
 
 def test_a_web_that_stops_answering_healthz_is_hung_one_that_answers_503_is_not(monkeypatch):
-    monkeypatch.setattr(processes, "HEALTH_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr(supervisor, "HEALTH_TIMEOUT_SECONDS", 0.2)
     web = Child("web", lambda: subprocess.Popen(["true"]), Backoff(1, 1))
     # Accepts connections (into its backlog) and never answers: a hung web.
     with socket.create_server(("127.0.0.1", 0)) as silent:

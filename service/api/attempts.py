@@ -34,8 +34,8 @@ from service.api.common import (
     services,
 )
 from service.api.dailies import daily_of
-from service.openapi import ApiError, PathParam
-from service.openapi import Response as Answer
+from service.errors import ApiError
+from service.openapi import Answer, PathParam
 from service.store import PuzzleRecord
 from service.store_attempts import AttemptMoved, AttemptRecord, Extension, RunResult
 

@@ -7,8 +7,6 @@ puzzle unreachable by seed) until its day is over; a practice puzzle never is.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypeVar
@@ -16,14 +14,19 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, current_app, request
 
 from puzzles import GAMES, Game, IllegalAction, State
+from puzzles.rng import SEED_PATTERN
 from service import daily
 from service.action_forms import action_schema
+from service.cache import BriefCache
 from service.config import Config
-from service.openapi import Api, ApiError, PathParam
+from service.errors import ApiError
+from service.openapi import Api, PathParam
 from service.ratelimit import RateLimiter
 from service.store import PuzzleRecord, Store
 
 API_VERSION = "1"
+# How long each process keeps the hottest reads (see service.cache).
+CACHE_SECONDS = 1.0
 API_PREFIX = "/api/v1"
 T = TypeVar("T")
 
@@ -43,33 +46,6 @@ api = Api(
 )
 
 
-class ShortCache:
-    """Values one process keeps for a moment (RALLY_CACHE_SECONDS of the Flask config).
-
-    The hottest reads, today's dailies and a puzzle's record, change at most once:
-    when the solver stores the optimum. Keeping them a second takes the database
-    off those paths, at the price of showing a new optimum up to a second late.
-    """
-
-    MAX_ENTRIES = 4096
-
-    def __init__(self) -> None:
-        self._entries: dict[Hashable, tuple[float, Any]] = {}
-
-    def get(self, key: Hashable, compute: Callable[[], T | None]) -> T | None:
-        """The kept value of key, else compute()'s, kept unless it is None (about to change)."""
-        now = time.monotonic()
-        entry = self._entries.get(key)
-        if entry is not None and entry[0] > now:
-            return entry[1]
-        value = compute()
-        if value is not None:
-            if len(self._entries) >= self.MAX_ENTRIES:
-                self._entries.clear()
-            self._entries[key] = (now + current_app.config["RALLY_CACHE_SECONDS"], value)
-        return value
-
-
 @dataclass(frozen=True)
 class Services:
     """What the views use, built once per application by the app factory."""
@@ -77,7 +53,8 @@ class Services:
     config: Config
     store: Store
     limiter: RateLimiter
-    cache: ShortCache = field(default_factory=ShortCache)
+    # Today's dailies and puzzle records, which change once (when solved): kept a second.
+    cache: BriefCache[Any] = field(default_factory=lambda: BriefCache(CACHE_SECONDS, 4096))
 
 
 def services() -> Services:
@@ -90,7 +67,7 @@ LONGEST_RUN = max((game.max_actions for game in GAMES.values()), default=0)
 NULLABLE_INT = {"type": ["integer", "null"]}
 DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 GAME_NAME = {"type": "string", "enum": sorted(GAMES)}
-SEED = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}
+SEED = {"type": "string", "pattern": f"^{SEED_PATTERN.pattern}$"}
 SECRET_SEED = {
     "anyOf": [SEED, {"type": "null"}],
     "description": "Null for a daily until its day is over (00:00 UTC next day)",

@@ -38,8 +38,8 @@ from service.api.puzzles import (
     solution_answer,
 )
 from service.clock import CLOCK
-from service.openapi import ApiError
-from service.openapi import Response as Answer
+from service.errors import ApiError
+from service.openapi import Answer
 from service.queue import request_solve
 from service.ratelimit import client_key
 from service.store import PuzzleRecord

@@ -6,7 +6,7 @@ from flask import Response, current_app, jsonify
 
 from puzzles import GAMES
 from service.api.common import GAME_NAME, api
-from service.openapi import Response as Answer
+from service.openapi import Answer
 
 GAMES_LIST = api.schema(
     "Games",

@@ -10,7 +10,7 @@ from puzzles import GAMES
 from service.api.common import api, engine_answer, replay
 from service.api.dailies import ACTIONS_BODY, PLAY_STATE
 from service.api.puzzles import practice_puzzle_allowed
-from service.openapi import Response as Answer
+from service.openapi import Answer
 
 
 @api.route(

@@ -25,9 +25,9 @@ from service.api.common import (
     puzzle_json,
     services,
 )
-from service.openapi import ApiError
-from service.openapi import Response as Answer
-from service.queue import admit_solve, request_solve
+from service.errors import ApiError
+from service.openapi import Answer
+from service.queue import SolveRefusal, request_solve, solve_refusal
 from service.ratelimit import client_key
 from service.store import PuzzleRecord, RankedRun
 
@@ -138,6 +138,13 @@ def practice_puzzle(game: str, seed: str) -> PuzzleRecord:
     return puzzle
 
 
+def refused_solve(refusal: SolveRefusal) -> ApiError:
+    """The answer to a solve the queues' caps refuse: 503 while they are full for everyone,
+    429 while this client has its share waiting; both say when to ask again."""
+    status = 503 if refusal.queues_full else 429
+    return ApiError.retry_later(status, refusal.message, refusal.retry_after)
+
+
 def practice_puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
     """The stored practice puzzle, else a new one queued for solving (rate limited, and
     refused while the solver's queues are full).
@@ -152,7 +159,9 @@ def practice_puzzle_or_new(game: str, seed: str) -> PuzzleRecord:
         day = daily.daily_date_of(config.daily_key, game, seed)
         if day is not None and any(p.game == game for p in store.daily_puzzles(day)):
             day = None
-        admit_solve(day, client_key(), config)  # refused first: it counts nothing
+        refusal = solve_refusal(day, client_key(), config)
+        if refusal is not None:  # refused before the rate limit: it counts nothing
+            raise refused_solve(refusal)
         limiter = services().limiter
         limiter.check(limiter.new_seeds)
         number = None if day is None else daily.puzzle_number(day)

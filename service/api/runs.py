@@ -33,8 +33,8 @@ from service.api.common import (
     services,
 )
 from service.api.puzzles import practice_puzzle_or_new
-from service.openapi import ApiError, PathParam
-from service.openapi import Response as Answer
+from service.errors import ApiError
+from service.openapi import Answer, PathParam
 from service.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RunRecord
 
 api.path_param(
