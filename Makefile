@@ -1,11 +1,15 @@
-# The two set-up commands of the README: `make run` and `make test`.
+# The set-up commands of the README: `make run`, `make test`, and `make check` for every day.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
+# pytest-xdist workers; each starts its own Redis and PostgreSQL (tests/fixtures/servers.py).
+TEST_WORKERS ?= 3
+# The tests `make check` leaves out (markers registered in pyproject.toml).
+CHECK_MARKERS := not browser and not processes and not slow
 
-.PHONY: run test lint install install-test chromium nginx bench clean
+.PHONY: run test check lint install install-test hooks chromium nginx postgresql bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +27,17 @@ install: $(STAMP_RUN)
 
 install-test: $(STAMP_TEST)
 
+# The checks of .pre-commit-config.yaml, run on each commit from now on.
+hooks: install-test
+	$(BIN)/pre-commit install
+
 run: install
 	$(BIN)/rally serve
 
 lint: install-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # Browser tests drive Debian's chromium (Playwright's own browser download cannot work here).
 chromium:
@@ -44,12 +54,23 @@ nginx:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx; }
 
-test: lint chromium nginx
-	$(BIN)/python -m pytest
+# The tests run throwaway clusters of Debian's PostgreSQL (initdb and postgres, in
+# /usr/lib/postgresql/*/bin); the package's own server is not needed.
+postgresql:
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; }
+
+check: lint postgresql
+	$(BIN)/python -m pytest -n 2 -m "$(CHECK_MARKERS)"
+
+test: lint chromium nginx postgresql
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 bench: install
 	$(BIN)/python -m bench.engine
 	$(BIN)/python -m bench.solver
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .mypy_cache

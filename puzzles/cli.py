@@ -64,7 +64,6 @@ def run_file_command(function: Callable[..., None]) -> click.Command:
     """A command taking GAME SEED FILE [--json], as `replay` and `legal` both do."""
     for decorate in reversed(
         (
-            click.command(),
             click.argument("game"),
             click.argument("seed"),
             click.argument("file", type=click.File("r")),
@@ -72,7 +71,7 @@ def run_file_command(function: Callable[..., None]) -> click.Command:
         )
     ):
         function = decorate(function)
-    return function
+    return click.command()(function)
 
 
 @run_file_command

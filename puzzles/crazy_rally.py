@@ -313,17 +313,20 @@ class CrazyRally(Game):
         ]
 
     def is_over(self, state: State) -> bool:
-        return state["phase"] == "over"
+        phase: str = state["phase"]
+        return phase == "over"
 
     def score(self, state: State) -> int | None:
         """Rule CR-20: distance plus EVENT_BONUS per unused event card, only when finished."""
         if state["outcome"] != "finished":
             return None
-        return state["distance"] + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
+        distance: int = state["distance"]
+        return distance + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
 
     def tiebreak(self, state: State) -> int:
         """Rule CR-20: the higher final speed wins a tie."""
-        return state["speed"]
+        speed: int = state["speed"]
+        return speed
 
     def view(self, state: State) -> dict[str, Any]:
         """Rule CR-21: everything the player may see; the track only during the test round."""

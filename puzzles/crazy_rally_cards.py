@@ -51,7 +51,8 @@ class EventCard:
 
 def _load() -> dict[str, Any]:
     with DATA_FILE.open(encoding="utf-8") as handle:
-        return json.load(handle)
+        data: dict[str, Any] = json.load(handle)
+    return data
 
 
 _DATA = _load()

@@ -136,8 +136,8 @@ def _require_phase(state: State, phase: str) -> None:
 
 def _visible_end(state: State) -> int:
     """The first row the player may not use yet: card B's end, or the finish zone's end."""
-    starts = state["card_starts"]
-    undrawn_after = state["card_a"] + 2
+    starts: list[int] = state["card_starts"]
+    undrawn_after: int = state["card_a"] + 2
     if undrawn_after < len(starts) - 1:
         return starts[undrawn_after]
     return starts[-1] + FINISH_ROWS
@@ -145,7 +145,8 @@ def _visible_end(state: State) -> int:
 
 def _route_tip(state: State) -> dict[str, Any]:
     """The field the next route die must be next to: the last placed die, or the car."""
-    return state["route"][-1] if state["route"] else state["car"]
+    tip: dict[str, Any] = state["route"][-1] if state["route"] else state["car"]
+    return tip
 
 
 def target_problem(state: State, row: int, lane: str) -> str | None:
@@ -182,9 +183,10 @@ def _require_route_room(state: State, row: int, lane: str) -> None:
 
 
 def _require_pool_die(state: State, die: int) -> int:
-    if not 0 <= die < len(state["pool"]):
+    pool: list[int] = state["pool"]
+    if not 0 <= die < len(pool):
         raise _refuse("RR-7 (roll): no such available white die")
-    return state["pool"][die]
+    return pool[die]
 
 
 def _without(pool: list[int], die: int) -> list[int]:
@@ -291,9 +293,10 @@ def _reserve(state: State, action: Action) -> State:
 
 def _require_reserve(state: State) -> int:
     _require_phase(state, "dice")
-    if state["reserve"] is None:
+    reserve: int | None = state["reserve"]
+    if reserve is None:
         raise _refuse("RR-12 (reserve): no die is reserved")
-    return state["reserve"]
+    return reserve
 
 
 def _place_reserve(state: State, action: Action) -> State:
@@ -362,7 +365,9 @@ def _finish(state: State, timer: int, events: list[dict[str, Any]]) -> dict[str,
 GEAR_CHECK = {3: (1, -1), 2: (-1, 1), 1: (-1, 2)}  # gear -> (timer change, control change)
 
 
-def _round_end(state: State, car: dict[str, Any], gear: int, timer: int, events: list) -> State:
+def _round_end(
+    state: State, car: dict[str, Any], gear: int, timer: int, events: list[dict[str, Any]]
+) -> State:
     """Step IV: engine damage, then card advance with its gear check (RR-19 to RR-21, RR-26)."""
     damaged = len(state["route"]) < gear
     if damaged:
@@ -555,15 +560,18 @@ class RallyeRaser(Game):
         return _dice_actions(state)
 
     def is_over(self, state: State) -> bool:
-        return state["status"] != "running"
+        status: str = state["status"]
+        return status != "running"
 
     def score(self, state: State) -> int | None:
         if state["status"] != "finished":
             return None
-        return 2 * state["timer"] + state["control"]
+        points: int = 2 * state["timer"] + state["control"]
+        return points
 
     def tiebreak(self, state: State) -> int:
-        return -state["rounds_played"]
+        rounds: int = state["rounds_played"]
+        return -rounds
 
     def view(self, state: State) -> dict[str, Any]:
         card_a = state["card_a"]

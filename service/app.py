@@ -45,7 +45,10 @@ def create_app(config: Config | None = None) -> Flask:
         # The client's address and scheme as the proxies saw them; a client's own
         # X-Forwarded-* headers are ignored, being further left than the proxies' entries.
         proxies = config.trusted_proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
+        # Flask's documented way to wrap the app in a middleware.
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies
+        )
     app.register_error_handler(HTTPException, error_response)
     app.register_error_handler(DatabaseBusy, database_busy)
     same_origin.init_app(app)

@@ -24,12 +24,12 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from types import FrameType, TracebackType
 from typing import Any
 
 import redis
-from rq import Worker, get_current_job
+from rq import Queue, Worker, get_current_job
 from rq.job import Job
 
 from puzzles import GAMES
@@ -177,7 +177,9 @@ def plan_dailies() -> int:
     optimum, yet a solve that failed must not hold up the others.
     """
     config, store = worker_context()
-    connection = get_current_job().connection
+    job = get_current_job()
+    assert job is not None, "plan_dailies runs as a job"
+    connection = job.connection
     queue = solve_queue(connection)
     schedule_next_plan(queue, config)  # first: a failure below keeps the chain
     failed = [
@@ -197,9 +199,9 @@ class SolveWorker(Worker):
     heartbeats, so a killed worker's job is retried promptly.
     """
 
-    def __init__(self, *args: Any, heartbeat: int, **kwargs: Any) -> None:
+    def __init__(self, queues: Sequence[Queue], *, heartbeat: int, **kwargs: Any) -> None:
         super().__init__(
-            *args,
+            queues,
             job_monitoring_interval=heartbeat,
             worker_ttl=heartbeat + 15,  # RQ listens for worker_ttl - 15 s between chores
             maintenance_interval=heartbeat,

@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from enum import IntEnum
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import redis
 from redis.backoff import NoBackoff
@@ -44,6 +44,7 @@ from rq.job import Job, JobStatus
 
 from puzzles import GAMES
 from service import daily
+from service.clock import CLOCK
 from service.config import Config
 
 
@@ -203,7 +204,7 @@ def _move_ahead(queue: Queue, job_id: str) -> bool:
     A job that runs, or waits for its retry, is left alone: it is in no queue then.
     """
     job_key = Job.key_for(job_id)
-    origin = queue.connection.hget(job_key, "origin")
+    origin = cast("bytes | None", queue.connection.hget(job_key, "origin"))
     waits_in = URGENCY_OF_QUEUE.get(origin.decode()) if origin else None
     if waits_in is None or waits_in <= URGENCY_OF_QUEUE[queue.name]:
         return False
@@ -231,7 +232,7 @@ def schedule_retry(
     queue = solve_queue(connection, Urgency.RETRY)
     job = _solve_job(queue, config, puzzle, attempt)
     step = RETRY_BACKOFF[min(attempt, len(RETRY_BACKOFF)) - 1]
-    due = datetime.now(UTC) + timedelta(seconds=config.retry_delay * step)
+    due = CLOCK.now() + timedelta(seconds=config.retry_delay * step)
     return _enqueue_unique(queue, job.id, lambda: queue.schedule_job(job, due, unique=True))
 
 
@@ -247,7 +248,7 @@ def schedule_plan(queue: Queue, config: Config, slot_start: datetime) -> bool:
         result_ttl=RESULT_TTL,
         failure_ttl=FAILURE_TTL,
     )
-    if slot_start <= datetime.now(UTC):
+    if slot_start <= CLOCK.now():
         return _enqueue_unique(queue, job_id, lambda: queue.enqueue_job(job, unique=True))
     # Queue.enqueue_at ignores unique=True (rq 2.12); schedule_job honours it.
     return _enqueue_unique(queue, job_id, lambda: queue.schedule_job(job, slot_start, unique=True))
@@ -255,12 +256,12 @@ def schedule_plan(queue: Queue, config: Config, slot_start: datetime) -> bool:
 
 def start_planning(queue: Queue, config: Config) -> bool:
     """Run the current slot's planning now unless it already ran or waits (each worker start)."""
-    return schedule_plan(queue, config, plan_slot(datetime.now(UTC), config.plan_interval))
+    return schedule_plan(queue, config, plan_slot(CLOCK.now(), config.plan_interval))
 
 
 def schedule_next_plan(queue: Queue, config: Config) -> bool:
     interval = config.plan_interval
-    next_slot = plan_slot(datetime.now(UTC) + timedelta(seconds=interval), interval)
+    next_slot = plan_slot(CLOCK.now() + timedelta(seconds=interval), interval)
     return schedule_plan(queue, config, next_slot)
 
 
@@ -287,7 +288,7 @@ def _client_solves_key(client: str) -> str:
 def _client_waiting(connection: redis.Redis, client: str) -> int:
     """How many solves the client caused still wait or run (forgetting those that ended)."""
     key = _client_solves_key(client)
-    job_ids = [job_id.decode() for job_id in connection.smembers(key)]
+    job_ids = [job_id.decode() for job_id in cast("set[bytes]", connection.smembers(key))]
     if not job_ids:
         return 0
     jobs = Job.fetch_many(job_ids, connection=connection)
@@ -367,14 +368,14 @@ def request_solve(
     planning sweep."""
     urgency = urgency_of(daily_date, config)
     connection = web_connection(config.redis_url)
-    capped = client is not None and urgency in CAPPED
+    capped_client = client if urgency in CAPPED else None
     try:
-        if capped and _refusal(connection, config, client) is not None:
+        if capped_client is not None and _refusal(connection, config, capped_client) is not None:
             return False
         rules_version = GAMES[game].rules_version
         queued = enqueue_solve(solve_queue(connection, urgency), config, game, seed, rules_version)
-        if queued and capped:
-            _track(connection, client, solve_job_id(game, seed, rules_version))
+        if queued and capped_client is not None:
+            _track(connection, capped_client, solve_job_id(game, seed, rules_version))
         return queued
     except redis.RedisError as error:
         job_id = solve_job_id(game, seed, GAMES[game].rules_version)

@@ -35,6 +35,7 @@ from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
+from service.clock import CLOCK
 from service.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -169,7 +170,7 @@ class RateLimiter:
         return self._count_in_memory(limits, client)
 
     def _count_in_redis(self, limits: tuple[Limit, ...], client: str) -> tuple[Limit, int] | None:
-        now = time.time()
+        now = CLOCK.now().timestamp()
         keys = [limit.redis_key(client) for limit in limits]
         sizes = [value for limit in limits for value in (limit.requests, limit.window_seconds)]
         answer = self._count_in_windows(keys=keys, args=[now, *sizes])

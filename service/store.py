@@ -17,14 +17,24 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, func, select, tuple_, update
+from sqlalchemy import (
+    Connection,
+    CursorResult,
+    Engine,
+    create_engine,
+    event,
+    func,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -51,7 +61,11 @@ LEADERBOARD_SIZE = 100
 STANDINGS_SECONDS = 1.0
 STANDINGS_KEPT = 1024
 HISTORY_PAGE = 50
-_INSERT_BY_DIALECT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+# Each dialect's insert, which has ON CONFLICT DO NOTHING.
+_INSERT_BY_DIALECT: dict[str, Callable[..., sqlite.Insert | postgresql.Insert]] = {
+    "sqlite": sqlite.insert,
+    "postgresql": postgresql.insert,
+}
 # What a player recorded by the running transaction has stored before (runs keep their
 # player by a foreign key, so someone with no row has no run).
 NO_EARLIER_RUNS = {"stored": False, "official": False}
@@ -353,7 +367,7 @@ class Store(AttemptStorage):
     def _update_unsolved(self, puzzle_id: int, **values: Any) -> bool:
         """Set values on the puzzle in one statement unless it is solved; True if it was set."""
         with self._write() as session:
-            result = session.execute(
+            result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
                 update(Puzzle)
                 .where(Puzzle.id == puzzle_id, Puzzle.status != "solved")
                 .values(**values)
@@ -473,7 +487,9 @@ class Store(AttemptStorage):
             "created_at": utc_now(),
             **fields,
         }
-        name = self._sql.insert_run.first(connection, values)["display_name"]
+        inserted = self._sql.insert_run.first(connection, values)
+        assert inserted is not None, "an insert returns its row"
+        name = inserted["display_name"]
         if not earlier["stored"]:
             self._sql.count_player.run(connection, {"puzzle_id": fields["puzzle_id"]})
         if official:
@@ -513,7 +529,11 @@ class Store(AttemptStorage):
             .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
             .limit(limit)
         )
-        return [RankedRun(*row[:5], created_at=_aware(row.created_at)) for row in rows]
+        # Official runs all have a score (the column allows none for unfinished runs).
+        return [
+            RankedRun(*row[:5], created_at=_aware(row.created_at))  # type: ignore[arg-type]
+            for row in rows
+        ]
 
     def score_histogram(self, puzzle_id: int) -> dict[int, int]:
         """How many official runs reached each score, by score ascending."""
@@ -576,4 +596,8 @@ class Store(AttemptStorage):
                 .join(Puzzle, Puzzle.id == page.c.puzzle_id)
                 .order_by(page.c.created_at.desc(), page.c.id.desc())
             )
-            return [PlayedRun(*row[:-1], created_at=_aware(row.created_at)) for row in rows]
+            return [
+                # The subquery's columns are untyped: mypy cannot count them.
+                PlayedRun(*row[:-1], created_at=_aware(row.created_at))  # type: ignore[misc]
+                for row in rows
+            ]

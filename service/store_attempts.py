@@ -58,7 +58,7 @@ class AttemptMoved(Exception):  # noqa: N818 - it is an outcome, not a failure
     """Another request appended to the attempt between its reading and this append."""
 
 
-def _attempt_record(row: Mapping[str, Any]) -> AttemptRecord:
+def _attempt_record(row: Mapping[Any, Any]) -> AttemptRecord:
     return AttemptRecord(**{name: row[name] for name in RECORDED_ATTEMPT_COLUMNS})
 
 

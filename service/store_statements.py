@@ -37,6 +37,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.expression import ColumnClause
 
 from service.models import (
     OFFICIAL_RUNS_ONLY,
@@ -84,7 +85,9 @@ class DriverStatement:
     def _cursor(self, connection: Connection, parameters: Any) -> Iterator[Any]:
         """The driver's cursor on connection's transaction; the driver's errors become
         SQLAlchemy's (an IntegrityError is one whatever the database)."""
-        cursor = connection.connection.dbapi_connection.cursor()
+        driver_connection = connection.connection.dbapi_connection
+        assert driver_connection is not None, "a connection in use holds its driver's"
+        cursor = driver_connection.cursor()
         driver_error = self.dialect.loaded_dbapi.Error
         try:
             yield cursor
@@ -145,7 +148,9 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
     players_runs = and_(
         Run.puzzle_id == bindparam("puzzle_id"), Run.player_id == bindparam("player_id")
     )
-    one = literal_column("1")  # a constant, not a parameter the callers would have to pass
+    one: ColumnClause[Any] = literal_column(
+        "1"
+    )  # a constant, not a parameter the callers would have to pass
     one_player = dialect_insert(PlayerCount).values(puzzle_id=bindparam("puzzle_id"), players=one)
     one_run = dialect_insert(ScoreCount).values(
         puzzle_id=bindparam("puzzle_id"), score=bindparam("score"), runs=one

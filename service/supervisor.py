@@ -305,7 +305,7 @@ class Supervisor:
     @staticmethod
     def _signal_and_wait(group: list[Child], seconds: float) -> None:
         for child in group:
-            if child.running:
+            if child.process is not None and child.running:
                 child.process.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + seconds
         while any(child.running for child in group) and time.monotonic() < deadline:

@@ -56,7 +56,7 @@ class GameSolver(Protocol):
 
 def _solver_for(game_name: str) -> GameSolver:
     try:
-        return importlib.import_module(SOLVER_MODULES[game_name])  # type: ignore[return-value]
+        return importlib.import_module(SOLVER_MODULES[game_name])
     except KeyError:
         get_game(game_name)  # raises KeyError naming the known games
         raise KeyError(f"no solver for game {game_name!r}") from None

@@ -88,7 +88,7 @@ class HeuristicPlayer:
         last = turn == len(self.track) - 1
         if result.body <= 0 or (last and result.crashed):
             return float("-inf")
-        value = result.speed - (EVENT_BONUS if effect else 0)
+        value: float = result.speed - (EVENT_BONUS if effect else 0)
         if effect == "draw_two":
             # Worth it only when the hand is running out of adjustment cards.
             value += THIN_HAND_DRAW_VALUE if len(view["hand"]) <= THIN_HAND else float("-inf")

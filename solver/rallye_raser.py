@@ -179,7 +179,7 @@ class RoundGraph:
         return [*self.into.values(), *self.finishes.values()]
 
     def best_finish(self) -> int | None:
-        return max((arc.score for arc in self.finishes.values()), default=None)
+        return max((finish_score(arc) for arc in self.finishes.values()), default=None)
 
 
 def build_graph(
@@ -204,7 +204,7 @@ def build_graph(
             for arc in round_arcs(track, family, dials, new_and_hopeful):
                 if arc.head is None:
                     known = graph.finishes.get(arc.tail)
-                    if known is None or arc.score > known.score:
+                    if known is None or finish_score(arc) > finish_score(known):
                         graph.finishes[arc.tail] = arc
                 else:
                     graph.into[arc.head] = arc
@@ -234,9 +234,14 @@ def _hope_filter(track: Track, horizon: int, target: int) -> Callable[[Key], boo
     return hopeful
 
 
-def _finish_cost(arc: Arc) -> int:
+def finish_score(arc: Arc) -> int:
+    """The score of an arc into the finish (the only arcs that have one)."""
     assert arc.score is not None
-    return (TOP_SCORE - arc.score) * BIG + arc.tail[0]
+    return arc.score
+
+
+def _finish_cost(arc: Arc) -> int:
+    return (TOP_SCORE - finish_score(arc)) * BIG + arc.tail[0]
 
 
 def _best_path(graph: RoundGraph) -> list[Arc]:

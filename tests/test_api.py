@@ -20,8 +20,7 @@ from service.players import COOKIE_NAME
 from service.queue import solve_job_id
 from service.store import PuzzleRecord, Store
 from solver import SolveResult, solve
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import (
+from tests.api_support import (
     DAILY_KEY,
     FINISHING_GAME,
     client_of,

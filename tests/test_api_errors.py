@@ -16,8 +16,7 @@ from puzzles import GAMES, get_game
 from service.action_forms import action_schema
 from service.json_body import _body_problem, _body_text, _lone_surrogate, _nesting_depth
 from service.store import PuzzleRecord, Store
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import (
+from tests.api_support import (
     FINISHING_GAME,
     client_of,
     finished_run,

@@ -19,8 +19,7 @@ from service.clock import Clock
 from service.players import COOKIE_NAME
 from service.store import PuzzleRecord, Store
 from service.store_attempts import AttemptMoved, Extension, RunResult
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import (
+from tests.api_support import (
     FINISHING_GAME,
     client_of,
     finished_run,

@@ -18,13 +18,15 @@ from threading import Barrier
 from typing import Any
 
 import pytest
-from conftest import free_port, stop_process, wait_for_http
 
 from puzzles import GAMES
 from service import daily
 from service.migrations import upgrade
 from service.store import Store
-from tests.api_fixtures import finished_run
+from tests.api_support import finished_run
+from tests.process_support import free_port, stop_process, wait_for_http
+
+pytestmark = pytest.mark.processes  # these tests run service processes
 
 GAME = "crazy-rally"
 KEY = "live-test-key-of-at-least-thirty-two-bytes"

@@ -11,6 +11,8 @@ import pytest
 from puzzles import GAMES, get_game
 from puzzles.playout import random_playout, seeded_chooser
 
+pytestmark = pytest.mark.processes  # these tests run service processes
+
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
 
 

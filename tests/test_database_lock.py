@@ -11,20 +11,23 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
+import pytest
 from flask import Flask
 from sqlalchemy.engine import make_url
 
 from puzzles import get_game
 from service import daily
 from service.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, Store
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import (
+from tests.api_support import (
     FINISHING_GAME,
     client_of,
     finished_run,
     start_attempt,
     todays_daily,
 )
+
+# These tests wait out the store's lock wait (seconds) before each refusal.
+pytestmark = pytest.mark.slow
 
 # Time allowed beyond the documented wait for the request's own work.
 SLACK_SECONDS = 2.0

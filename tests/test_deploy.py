@@ -8,23 +8,19 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import suppress
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 import yaml
-from conftest import free_port, wait_for_http
-from rq.exceptions import NoSuchJobError
-from rq.job import Job
 
 from puzzles import GAMES
 from service import daily
 from service.config import Config
-from service.queue import plan_job_id, plan_slot
 from service.store import Store
+from tests.process_support import free_port, wait_for_http
+from tests.queue_support import wait_for_planning
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY_FILE = ROOT / "deploy.yml"
@@ -76,7 +72,8 @@ def local_env(
     """The service's environment from the file, with its servers swapped for the local ones."""
     env = {name: substitute(str(value)) for name, value in service["environment"].items()}
     assert env["DATABASE_URL"].split("://")[0] == database_url.split("://")[0]
-    assert env["REDIS_URL"].split("://")[0] == redis_url.split("://")[0]
+    # The file's Redis is a server over TCP; the local one may be on a unix socket.
+    assert env["REDIS_URL"].startswith("redis://")
     env.update(
         DATABASE_URL=database_url, REDIS_URL=redis_url, RALLY_INSTANCE_PATH=str(instance_path)
     )
@@ -149,6 +146,7 @@ def test_the_image_build_leaves_local_state_out():
     )
 
 
+@pytest.mark.processes
 def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_path: Path):
     port = free_port()
     command = option_replaced(services["redis"]["command"], "--dir", str(tmp_path))
@@ -169,6 +167,7 @@ def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_pa
     assert (tmp_path / "appendonlydir").is_dir()
 
 
+@pytest.mark.processes
 def test_migrate_web_and_worker_run_against_postgres_and_redis(
     services: dict[str, Any],
     postgres_factory,
@@ -214,16 +213,3 @@ def run_health_check(service: dict[str, Any], port: int) -> subprocess.Completed
     assert (kind, program) == ("CMD", "python")
     local = [argument.replace(":8000/", f":{port}/") for argument in arguments]
     return subprocess.run([sys.executable, *local], timeout=30)
-
-
-def wait_for_planning(redis_url: str, config: Config, seconds: float = 60) -> None:
-    """Until the worker has finished the current slot's planning run."""
-    connection = redis.Redis.from_url(redis_url)
-    job_id = plan_job_id(plan_slot(datetime.now(UTC), config.plan_interval))
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with suppress(NoSuchJobError):
-            if Job.fetch(job_id, connection=connection).get_status() == "finished":
-                return
-        time.sleep(0.2)
-    pytest.fail(f"the worker did not finish {job_id} within {seconds} s")

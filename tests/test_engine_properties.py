@@ -18,6 +18,8 @@ choosers = st.randoms(use_true_random=False)
 property_settings = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+
+pytestmark = pytest.mark.slow  # these tests take seconds each
 games = pytest.mark.parametrize("game", list(GAMES.values()), ids=list(GAMES))
 
 

@@ -15,7 +15,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import pytest
-from conftest import stop_process
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -26,8 +25,7 @@ from service.jobs import store_solution
 from service.players import COOKIE_NAME
 from service.store import PuzzleRecord, Store
 from solver import solve
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import (
+from tests.api_support import (
     DAILY_KEY,
     FINISHING_GAME,
     client_of,
@@ -36,6 +34,7 @@ from tests.api_fixtures import (
     start_attempt,
     todays_daily,
 )
+from tests.process_support import stop_process
 
 DAY = date(2026, 12, 10)
 KEY = "worker-log-test-key-of-at-least-32-bytes"
@@ -45,6 +44,7 @@ def at(day: date, hour: int = 12) -> datetime:
     return datetime.combine(day, time(hour), UTC)
 
 
+@pytest.mark.processes
 def test_a_daily_is_committed_ahead_hidden_on_its_day_and_revealed_after(
     app: Flask, clock: Clock, api_store: Store
 ):
@@ -103,6 +103,7 @@ def test_keys_shorter_than_32_bytes_are_refused(tmp_path):
             Config.from_env({"RALLY_INSTANCE_PATH": str(tmp_path), name: "short"})
 
 
+@pytest.mark.processes
 def test_rally_refuses_to_start_with_a_short_key_and_says_why(tmp_path, process_env):
     answer = subprocess.run(
         [sys.executable, "-m", "service.cli", "migrate"],
@@ -349,6 +350,7 @@ def todays_puzzle(store: Store, game: str) -> PuzzleRecord:
     )
 
 
+@pytest.mark.processes
 def test_a_working_worker_logs_no_seed_of_a_coming_daily(
     service_env, process_env: dict[str, str], tmp_path
 ):

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import redis
-from conftest import free_port, kill_everything_under, stop_process, wait_for_http
 from rq.job import Job
 
 from puzzles import GAMES
@@ -27,12 +26,10 @@ from service.migrations import upgrade
 from service.queue import enqueue_solve, solve_job_id, solve_queue
 from service.redis_server import EmbeddedRedis
 from service.store import Store
-from tests.api_fixtures import (  # noqa: F401 - make_app: fixture
-    client_of,
-    make_app,
-    over_run,
-    play_attempt,
-)
+from tests.api_support import client_of, over_run, play_attempt
+from tests.process_support import free_port, kill_everything_under, stop_process, wait_for_http
+
+pytestmark = pytest.mark.processes  # these tests run service processes
 
 GAME = "crazy-rally"
 # A seed whose solve takes about a second, long enough to kill its worker in the middle.
@@ -108,7 +105,7 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
 
 
 def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
-    make_app,  # noqa: F811 - the fixture
+    make_app,
     tmp_path: Path,
     process_env: dict[str, str],
 ):

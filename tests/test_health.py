@@ -6,13 +6,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import redis
-from conftest import free_port
 from rq import Queue, Worker
 from rq.worker import WorkerStatus
 
 from service.queue import Urgency, solve_queue
-from tests.api_fixtures import *  # noqa: F403
-from tests.api_fixtures import client_of
+from tests.api_support import client_of
+from tests.process_support import free_port
 
 
 def practice_queue(redis_url: str) -> Queue:

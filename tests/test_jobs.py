@@ -6,7 +6,6 @@ import io
 import logging
 import os
 import signal
-import time
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -32,30 +31,7 @@ from service.queue import (
     start_planning,
 )
 from service.store import Store
-
-
-@pytest.fixture
-def connection(service_env: Config):
-    client = redis.Redis.from_url(service_env.redis_url)
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def queue(connection) -> Queue:
-    return solve_queue(connection)
-
-
-@pytest.fixture
-def job_store(service_env: Config):
-    with Store(service_env.database_url) as store:
-        yield store
-
-
-def work_until_empty(connection: redis.Redis, max_jobs: int | None = None) -> None:
-    """A real worker on the solve queues, in burst mode (and without the solver preload)."""
-    worker = jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=1)
-    worker.work(burst=True, with_scheduler=True, max_jobs=max_jobs)
+from tests.queue_support import work_until_empty
 
 
 class SignalOnWrite(io.StringIO):
@@ -113,6 +89,7 @@ def test_a_solve_request_without_redis_returns_false_at_once(instance_path):
     assert datetime.now(UTC) - started < timedelta(seconds=5)
 
 
+@pytest.mark.processes
 def test_planning_runs_once_per_slot_and_schedules_the_next(queue, connection, service_env):
     assert start_planning(queue, service_env)
     assert not start_planning(queue, service_env)  # a second worker starting: no second run
@@ -128,6 +105,7 @@ def test_planning_runs_once_per_slot_and_schedules_the_next(queue, connection, s
     assert not schedule_next_plan(queue, service_env)
 
 
+@pytest.mark.processes
 def test_planning_records_the_coming_dailies_and_queues_them(
     queue, connection, service_env, job_store: Store, clock
 ):
@@ -154,6 +132,7 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     ]
 
 
+@pytest.mark.processes
 def test_a_waiting_job_moves_to_a_more_urgent_queue_and_runs_there(
     connection, service_env, job_store
 ):
@@ -184,6 +163,7 @@ def test_the_sweep_queues_puzzles_left_pending(queue, connection, service_env, j
     assert practice.job_ids == [solve_job_id(game, puzzle.seed, puzzle.rules_version)]
 
 
+@pytest.mark.processes
 def test_a_failing_solve_is_retried_then_marked_failed(queue, connection, service_env, job_store):
     puzzle = job_store.ensure_puzzle("no-such-game", "s1", "v1")
     enqueue_solve(queue, service_env, "no-such-game", "s1", "v1")
@@ -196,6 +176,7 @@ def test_a_failing_solve_is_retried_then_marked_failed(queue, connection, servic
     assert "KeyError" in failed.error
 
 
+@pytest.mark.processes
 def test_an_ended_job_does_not_block_a_puzzle_still_pending(queue, connection, service_env):
     enqueue_solve(queue, service_env, "no-such-game", "s1", "v1")
     work_until_empty(connection)
@@ -204,6 +185,7 @@ def test_an_ended_job_does_not_block_a_puzzle_still_pending(queue, connection, s
 
 
 @pytest.mark.parametrize("game_name", sorted(GAMES))
+@pytest.mark.processes
 def test_a_puzzle_is_solved_and_stored_exactly_once(
     game_name, queue, connection, service_env, job_store
 ):
@@ -220,14 +202,14 @@ def test_a_puzzle_is_solved_and_stored_exactly_once(
         assert (game.score(final), game.tiebreak(final)) == (solved.optimum, solved.tiebreak)
 
 
-def test_the_planning_chain_runs_on_at_the_next_slot(queue, connection, monkeypatch):
-    monkeypatch.setenv("RALLY_PLAN_INTERVAL", "2")
-    config = Config.from_env()
-    start_planning(queue, config)
+@pytest.mark.processes
+def test_the_planning_chain_runs_on_at_the_next_slot(queue, connection, service_env, clock):
+    # The service's time one slot behind RQ's: the next slot it schedules is due at once.
+    clock.set(datetime.now(UTC) - timedelta(seconds=service_env.plan_interval))
+    start_planning(queue, service_env)
     work_until_empty(connection, max_jobs=1)
     (next_plan,) = ScheduledJobRegistry(queue=queue).get_job_ids()
     queue.empty()  # the dailies' solving is not what this test waits for
-    time.sleep(2.1)
     work_until_empty(connection, max_jobs=1)  # RQ's scheduler queues the due run first
     assert Job.fetch(next_plan, connection=connection).get_status() == JobStatus.FINISHED
     assert ScheduledJobRegistry(queue=queue).get_job_ids() != [next_plan]

@@ -63,12 +63,14 @@ def worker_output(
     return log.read_text()
 
 
+@pytest.mark.processes
 def test_a_worker_at_the_default_level_leaves_out_rqs_routine_lines(
     tmp_path: Path, redis_url: str, process_env: dict[str, str]
 ):
     assert CHATTY_LINE not in worker_output(tmp_path, redis_url, process_env, None)
 
 
+@pytest.mark.processes
 def test_a_worker_at_debug_shows_them(tmp_path: Path, redis_url: str, process_env: dict[str, str]):
     assert CHATTY_LINE in worker_output(tmp_path, redis_url, process_env, "debug")
 

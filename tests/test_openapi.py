@@ -20,8 +20,7 @@ from service.api import api
 from service.api.attempts import APPEND_BODY, START_BODY
 from service.api.dailies import ACTIONS_BODY
 from service.api.runs import RUN_BODY
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import client_of
+from tests.api_support import client_of
 
 # Every operation with valid (positive) requests; those that take input also with invalid ones.
 CASES = [
@@ -96,6 +95,7 @@ def test_the_body_limit_is_documented(make_app):
 
 
 @pytest.mark.parametrize(("method", "path", "mode"), CASES, ids=[" ".join(c) for c in CASES])
+@pytest.mark.slow
 def test_the_api_keeps_to_its_document(method: str, path: str, mode: GenerationMode, make_app):
     """Generated requests, valid (positive) and invalid (negative), get no server error and
     only documented answers."""

@@ -10,7 +10,6 @@ from flask.testing import FlaskClient
 
 from puzzles import GAMES
 from service.pages import RULES_DIR, WEB
-from tests.api_fixtures import *  # noqa: F403 - the app and client fixtures
 
 PAGES = [
     ("/", "js/home.js"),

@@ -13,13 +13,15 @@ from pathlib import Path
 
 import pytest
 import redis
-from conftest import alive, free_port, started_under, wait_for_http
 
 from service.children import command_line
 from service.config import Config
 from service.daily import commitment
 from service.redis_server import EmbeddedRedis, redis_server_binary
 from service.store import Store
+from tests.process_support import alive, free_port, started_under, wait_for_http
+
+pytestmark = pytest.mark.processes  # these tests run service processes
 
 STOP_SECONDS = 40
 

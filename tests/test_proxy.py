@@ -18,9 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import environment_without_settings, free_port, wait_for_http
 
 from service.migrations import upgrade
+from tests.process_support import environment_without_settings, free_port, wait_for_http
+
+pytestmark = pytest.mark.processes  # these tests run service processes
 
 NGINX_CONFIG = Path(__file__).resolve().parent.parent / "deploy" / "nginx.conf"
 # deploy.yml's names for the web replicas and the port nginx listens on in its container.

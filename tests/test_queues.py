@@ -26,10 +26,9 @@ from service.queue import (
     solve_queue,
     start_planning,
 )
-from service.store import PuzzleRecord, Store
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import client_of
-from tests.test_jobs import work_until_empty
+from service.store import PuzzleRecord
+from tests.api_support import client_of
+from tests.queue_support import work_until_empty
 
 GAME = "crazy-rally"
 RULES = GAMES[GAME].rules_version
@@ -37,19 +36,6 @@ RULES = GAMES[GAME].rules_version
 # about 90 MiB more than a worker holds (Rallye Raser: the hungriest of 1,000 seeds under
 # rr-3): well over a bound of 1 s or of 1 MiB, even where the job finds freed heap to reuse.
 SLOW_SEEDS = {"crazy-rally": "quality-127", "rallye-raser": "quality-545"}
-
-
-@pytest.fixture
-def connection(service_env: Config):
-    client = redis.Redis.from_url(service_env.redis_url)
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def job_store(service_env: Config):
-    with Store(service_env.database_url) as store:
-        yield store
 
 
 def queued(connection: redis.Redis, urgency: Urgency) -> list[str]:
@@ -95,6 +81,7 @@ def test_each_puzzle_is_queued_by_its_urgency(connection, service_env, job_store
     assert queued(connection, Urgency.COMING) == [solve_job_id(GAME, "tomorrow", RULES)]
 
 
+@pytest.mark.processes
 def test_workers_take_the_most_urgent_job_first(connection, service_env, job_store):
     """Queued least urgent first, run most urgent first. (Puzzles of older rules: each job
     ends at once, marking its puzzle failed, so only the order is measured.)"""
@@ -119,6 +106,7 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
     ]
 
 
+@pytest.mark.processes
 def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_coming_days(
     connection, service_env, job_store, clock
 ):
@@ -215,6 +203,7 @@ def test_one_client_may_have_only_so_many_solves_waiting(make_app, connection):
     assert len(queued(connection, Urgency.PRACTICE)) == 3
 
 
+@pytest.mark.processes
 def test_a_client_may_ask_again_once_a_solve_of_theirs_ended(make_app, service_env, connection):
     app = make_app(database=service_env.database_url, RALLY_MAX_PENDING_SOLVES_PER_CLIENT="1")
     client = client_of(app)
@@ -262,6 +251,7 @@ def assert_retry_scheduled(connection, game: str, seed: str, within: timedelta) 
     assert Job.fetch(retry_id, connection=connection).kwargs == {"attempt": 1}
 
 
+@pytest.mark.processes
 def test_a_solve_over_its_time_bound_fails_and_is_retried_later_at_low_priority(
     connection, job_store, monkeypatch
 ):
@@ -298,6 +288,7 @@ def work_in_a_fresh_worker_process() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.processes
 def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priority(
     connection, job_store, monkeypatch
 ):
@@ -315,6 +306,7 @@ def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priorit
     assert_retry_scheduled(connection, game, puzzle.seed, timedelta(seconds=60))
 
 
+@pytest.mark.processes
 def test_a_failed_solve_is_solved_by_its_retry_after_the_more_urgent_work(
     connection, service_env, job_store, monkeypatch
 ):

@@ -3,7 +3,7 @@ Redis is down, and the client's address taken from trusted proxies only."""
 
 from __future__ import annotations
 
-import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import redis
@@ -12,16 +12,16 @@ from limits.storage import RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from service import ratelimit
+from service.clock import Clock
 from service.config import Config
 from service.errors import ApiError
 from service.queue import web_connection
 from service.ratelimit import Limit, RateLimiter, client_address
 from service.redis_server import EmbeddedRedis
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import FINISHING_GAME, client_of
+from tests.api_support import FINISHING_GAME, client_of
 
-# Three requests in any two seconds.
-BURST = Limit("burst-test", 3, 2, "test requests")
+# Three requests in any minute.
+BURST = Limit("burst-test", 3, 60, "test requests")
 
 
 def limiter_on(redis_url: str) -> RateLimiter:
@@ -46,23 +46,17 @@ def allowed(limiter: RateLimiter, limit: Limit, address: str, scope: str = "") -
     return True
 
 
-def sleep_until_just_before_a_window_edge(window: int, margin: float = 0.3) -> None:
-    """Sleep until margin seconds before the next whole multiple of window (where a fixed
-    window would start afresh)."""
-    left = window - time.time() % window
-    if left < margin + 0.05:
-        left += window
-    time.sleep(left - margin)
-
-
-def test_no_double_burst_where_fixed_windows_would_meet(redis_url: str):
+def test_no_double_burst_where_fixed_windows_would_meet(redis_url: str, clock: Clock):
     limiter = limiter_on(redis_url)
-    sleep_until_just_before_a_window_edge(BURST.window_seconds)
+    edge = datetime(2026, 12, 10, 12, 0, tzinfo=UTC)  # where a fixed minute would start afresh
+    clock.set(edge - timedelta(seconds=0.3))
     before = [allowed(limiter, BURST, "10.1.0.1") for _ in range(3)]
-    time.sleep(0.5)  # now past the edge
+    clock.set(edge + timedelta(seconds=0.2))
     after = [allowed(limiter, BURST, "10.1.0.1") for _ in range(3)]
     assert (before, after) == ([True] * 3, [False] * 3)
-    time.sleep(BURST.window_seconds)
+    clock.set(edge + timedelta(seconds=BURST.window_seconds - 0.31))
+    assert not allowed(limiter, BURST, "10.1.0.1")  # the first three are still in the window
+    clock.set(edge + timedelta(seconds=BURST.window_seconds - 0.29))
     assert allowed(limiter, BURST, "10.1.0.1")  # the window moved past the first three
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
-from tests.api_fixtures import *  # noqa: F403 - the app and client fixtures
-
 ANSWERS = [
     ("GET", "/"),
     ("GET", "/rules/rallye-raser"),

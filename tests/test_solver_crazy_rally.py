@@ -22,6 +22,8 @@ from solver.crazy_rally import (
 )
 from solver.crazy_rally_model import KIND_OF, Node, Race, finish_bonus, races
 
+pytestmark = pytest.mark.slow  # these tests take seconds each
+
 GAME = get_game("crazy-rally")
 PROPERTY_SEEDS = [f"prop-{i}" for i in range(24)]
 

@@ -29,6 +29,8 @@ from solver.rallye_raser import (
 from solver.rallye_raser_bound import UNREACHABLE, rounds_bound
 from solver.rallye_raser_round import Track, dice_ends
 
+pytestmark = pytest.mark.slow  # these tests take seconds each
+
 GAME = get_game("rallye-raser")
 SEEDS = [f"solver-{i}" for i in range(20)]
 ROUNDS = (2, 5, 9, 14, 20)  # round starts at which the round model is checked
@@ -128,7 +130,6 @@ def _covered(result: tuple, model: set[tuple]) -> bool:
     )
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "start", round_starts(), ids=lambda s: f"{s['seed']}-r{s['round']}-g{s['gear']}"
 )
@@ -241,14 +242,12 @@ def test_witness_from_a_hand_made_position_replays():
 # --- whole seeds -------------------------------------------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_independent_search_agrees(seed):
     result = solved(seed)
     assert independent_optimum(seed) == (result.optimum, result.tiebreak)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_no_playout_beats_the_optimum_and_the_witness_replays(seed):
     result = solved(seed)  # solve() replays the witness and checks its result
@@ -263,7 +262,6 @@ def test_no_playout_beats_the_optimum_and_the_witness_replays(seed):
             assert (GAME.score(final), GAME.tiebreak(final)) <= best
 
 
-@pytest.mark.slow
 def test_witness_is_the_same_in_another_process():
     """Set order varies with Python's hash seed; the witness must not."""
     seed = SEEDS[0]
@@ -278,7 +276,6 @@ def test_witness_is_the_same_in_another_process():
     assert json.loads(output) == solved(seed).actions
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "timer", "control"), [("bound-1", 5, 6), ("bound-2", 5, 6), ("bound-3", 6, 3)]
 )

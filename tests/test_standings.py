@@ -20,8 +20,7 @@ from service.clock import Clock
 from service.migrations import upgrade
 from service.models import Player, Run
 from service.store import HISTORY_PAGE, PuzzleRecord, RunRecord, Store
-from tests.api_fixtures import *  # noqa: F403 - the fixtures
-from tests.api_fixtures import (
+from tests.api_support import (
     FINISHING_GAME,
     client_of,
     finished_run,

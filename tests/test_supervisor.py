@@ -20,8 +20,6 @@ from pathlib import Path
 
 import pytest
 import redis
-from conftest import alive, free_port, started_under, wait_for_http
-from test_deploy import wait_for_planning
 
 from puzzles import GAMES
 from service import supervisor
@@ -35,6 +33,10 @@ from service.supervisor import (
     Child,
     WebProbe,
 )
+from tests.process_support import alive, free_port, started_under, wait_for_http
+from tests.queue_support import wait_for_planning
+
+pytestmark = pytest.mark.processes  # these tests run service processes
 
 STOP_SECONDS = 40
 # Generous bounds for a loaded machine: a restarted gunicorn imports the whole app again.

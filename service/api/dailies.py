@@ -169,11 +169,13 @@ def _daily_answer(day: date) -> Response:
     """The day's puzzles with validators; the hottest path of the API, so kept rendered.
     The key holds today's date too: the same day's answer changes when its seeds show."""
     rendered = services().cache.get(("daily", day, daily.today()), lambda: _render_daily(day))
+    assert rendered is not None, "a rendered day is never None, so always kept"
     response = current_app.response_class(rendered.body, mimetype="application/json")
     response.cache_control.public = True
     response.cache_control.max_age = _max_age(day, rendered.puzzles)
     response.set_etag(rendered.etag)
-    return response.make_conditional(request)
+    response.make_conditional(request)  # answers 304 in place when the ETag still holds
+    return response
 
 
 DAILY_RESPONSES = {

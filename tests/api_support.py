@@ -1,32 +1,26 @@
-"""Fixtures of the API tests: an app on a fresh database and a test client.
+"""Helpers of the API tests: settings, clients of their own, runs to play, dailies to play.
 
-Test modules import the fixtures with `from tests.api_fixtures import *` (the
-names in __all__) and the helpers by name. Rate limits count in the session's
-own Redis database (see conftest.redis_url); each client has its own remote
-address, so that tests never share a rate-limit window.
+Rate limits count in the test process's own Redis database (see
+fixtures/servers.py); each client has its own remote address, so that tests never
+share a rate-limit window.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from puzzles import GAMES, Game
 from puzzles.playout import random_playout, seeded_chooser
 from service import daily
-from service.app import create_app
 from service.config import Config
-from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
-
-__all__ = ["api_store", "app", "client", "make_app"]
 
 DAILY_KEY = "api-test-daily-key-of-at-least-32-bytes"
 # Random playouts of this game often reach the finish, so finished runs are cheap to find.
@@ -48,32 +42,6 @@ def api_config(instance_path: Path, database_url: str, redis_url: str, **setting
     return Config.from_env(env)
 
 
-@pytest.fixture
-def make_app(tmp_path: Path, redis_url: str) -> Iterator[AppFactory]:
-    """Builds apps on a database (by default one fresh migrated SQLite database for the
-    test); settings are RALLY_* variables."""
-    sqlite_url = f"sqlite:///{tmp_path / 'api.sqlite3'}"
-    apps: list[Flask] = []
-
-    def make(redis: str = redis_url, database: str | None = None, **settings: str) -> Flask:
-        if database is None:
-            database = sqlite_url
-            upgrade(sqlite_url)
-        app = create_app(api_config(tmp_path / "i", database, redis, **settings))
-        app.config["TESTING"] = True
-        apps.append(app)
-        return app
-
-    yield make
-    for app in apps:
-        app.extensions["rally"].store.close()
-
-
-@pytest.fixture
-def app(make_app: AppFactory) -> Flask:
-    return make_app()
-
-
 def client_of(app: Flask) -> FlaskClient:
     """A test client with a remote address no other client has."""
     number = next(_addresses)
@@ -82,17 +50,6 @@ def client_of(app: Flask) -> FlaskClient:
         f"10.{number // 65536 % 256}.{number // 256 % 256}.{number % 256}"
     )
     return client
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return client_of(app)
-
-
-@pytest.fixture
-def api_store(app: Flask) -> Store:
-    """The store the app writes to, to set up and inspect what the API stored."""
-    return app.extensions["rally"].store
 
 
 def over_run(game: Game, seed: str) -> list[Any]:
