@@ -6,8 +6,9 @@ time beside the independent exact search's time on the same seeds, peak memory,
 and how a simple greedy player and a heuristic player fare against the optimum.
 Each game runs in its own process so its peak memory is its own.
 
-For Rallye Raser it also prints the spread of the optimal round count and the
-share of seeds that the most common optimal (score, rounds) pair covers.
+For Rallye Raser it also prints the spread of the optimal round count, the
+share of seeds that the most common optimal (score, rounds) pair covers, and how
+many gear checks (one per card advance, rule RR-21) the optimal runs meet.
 
 Usage: python -m bench.solver [--seeds N] [--game NAME] [--start K]
                               [--solve-only | --no-independent]
@@ -36,6 +37,7 @@ from solver.core import SOLVER_MODULES
 class GameFigures:
     game: str
     optima: Counter = field(default_factory=Counter)
+    gear_checks: Counter = field(default_factory=Counter)  # Rallye Raser: checks per optimal run
     solve_seconds: list[float] = field(default_factory=list)
     solve_cpu_seconds: list[float] = field(default_factory=list)  # CPU time: the machine is shared
     seeds: list[str] = field(default_factory=list)
@@ -46,6 +48,17 @@ class GameFigures:
     greedy_finished: int = 0
     heuristic_finished: int = 0
     peak_mib: float = 0.0
+
+
+def gear_checks(seed: str, actions: list) -> int:
+    """The gear checks a Rallye Raser run meets: one per round whose cards advance."""
+    game = get_game("rallye-raser")
+    state, checks = game.new_game(seed), 0
+    for action in actions:
+        state = game.apply(state, action)
+        if action["type"] == "move":
+            checks += any(event["type"] == "gear_check" for event in state["last_round"])
+    return checks
 
 
 def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, int]:
@@ -64,6 +77,8 @@ def measure_seed(
     figures.seeds.append(seed)
     figures.optima[(result.optimum, result.tiebreak)] += 1
     figures.solve_seconds.append(result.seconds)
+    if figures.game == "rallye-raser":
+        figures.gear_checks[gear_checks(seed, result.actions)] += 1
     if solve_only:
         # A long sweep says how far it got, so that a partial run still tells something.
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -118,6 +133,8 @@ def rallye_raser_spread(figures: GameFigures) -> None:
     print(f"optimal rounds (rounds: seeds): {spread}")
     pair, seeds = figures.optima.most_common(1)[0]
     print(f"most common optimal pair {pair}: {seeds}/{count} = {seeds / count:.0%} of seeds")
+    checks = "  ".join(f"{n}: {seeds}" for n, seeds in sorted(figures.gear_checks.items()))
+    print(f"gear checks along the optimal run (checks: seeds): {checks}")
 
 
 def report(figures: GameFigures, solve_only: bool) -> None:

@@ -29,8 +29,8 @@ START_PROPERTY = 7  # rule CR-2: maximum speed, manoeuvrability and body strengt
 START_SPEED = 5
 TRACK_LENGTH = 14
 FLAG_CARDS_ON_TOP = 2
-# Rule CR-20: points per unused event card in the solo game. The rulebook prints 2
-# for its multi-player race; solo, 2 made the speed events dead cards (see the rule).
+# Rule CR-20: points per unused event card in the solo game. The rulebook prints 2;
+# 1 is the product's decision, since 2 made the speed events dead cards (see the rule).
 EVENT_BONUS = 1
 MODES = ("accelerate", "brake")
 # Rule CR-21: each action type's fields besides "type" (card and event are card ids).

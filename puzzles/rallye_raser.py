@@ -28,7 +28,7 @@ from puzzles.rallye_raser_track import (
 )
 from puzzles.rng import dice
 
-RULES_VERSION = "rr-3"
+RULES_VERSION = "rr-4"
 DICE_COUNT = 3
 MAX_GEAR = 3
 MAX_REROLLS = 2
@@ -234,8 +234,14 @@ def can_place(state: State) -> bool:
 
 
 def roll_used(state: State) -> bool:
-    """RR-8: a die of the latest roll lies on the road, or none of them could."""
+    """RR-8 for driving: a die of the latest roll lies on the road, or none of them could."""
     return state["placed_since_roll"] or not can_place(state)
+
+
+def may_reroll(state: State) -> bool:
+    """RR-8 for rerolling: a reroll left, a die to throw, and a die of the latest roll
+    on the road. No lapse: a roll none of whose dice can be placed opens no reroll."""
+    return state["rolls"] <= MAX_REROLLS and bool(state["pool"]) and state["placed_since_roll"]
 
 
 def _reroll(state: State, action: Action) -> State:
@@ -244,8 +250,9 @@ def _reroll(state: State, action: Action) -> State:
         raise _refuse("RR-8 (reroll): at most two rerolls per round")
     if not state["pool"]:
         raise _refuse("RR-8 (reroll): no white die is left to reroll")
-    if not roll_used(state):
-        raise _refuse("RR-8 (reroll): place a die of the latest roll on the road first")
+    if not state["placed_since_roll"]:
+        hint = "" if can_place(state) else " (none can be placed now: drive on)"
+        raise _refuse(f"RR-8 (reroll): place a die of the latest roll on the road first{hint}")
     pool = list(dice(state["seed"], state["round"], state["rolls"], len(state["pool"])))
     return {**state, "rolls": state["rolls"] + 1, "placed_since_roll": False, "pool": pool}
 
@@ -402,12 +409,14 @@ def _move(state: State, action: Action) -> State:
         outcome = _finish(state, timer, events)
     else:
         outcome = _round_end(state, car, gear, timer, events)
+    # Once the run is over no round follows: `round` stays the last one played.
+    over = outcome["status"] != "running"
     return {
         **state,
         "car": car,
         "gear": gear,
         **outcome,
-        "round": state["round"] + 1,
+        "round": state["round"] if over else state["round"] + 1,
         "rounds_played": state["rounds_played"] + 1,
         "phase": "shift",
         "shifted": False,
@@ -473,7 +482,7 @@ def _dice_actions(state: State) -> list[Action]:
     targets = _route_targets(state)
     used = roll_used(state)
     actions: list[Action] = []
-    if state["rolls"] <= MAX_REROLLS and used and state["pool"]:
+    if may_reroll(state):
         actions.append({"type": "reroll"})
     may_reserve = (
         state["reserve"] is None

@@ -75,8 +75,9 @@ DiceNode = tuple[int, tuple[int, ...], tuple[int, ...], int | None, bool, bool]
 
 
 def _roll_used(node: DiceNode, length: int, closed: bool) -> bool:
-    """RR-8 on a route of `length` dice: a die of the latest roll is placed, or none
-    can be (no pool die left, or the route is full or at a dead end: `closed`)."""
+    """RR-8 for driving (and for reserving a roll's last die) on a route of `length`
+    dice: a die of the latest roll is placed, or none can be (no pool die left, or
+    the route is full or at a dead end: `closed`). A reroll has no such lapse."""
     _, pool, values, _, placed, _ = node
     can_place = bool(pool) and (len(values) < length or not closed)
     return placed or not can_place
@@ -106,7 +107,7 @@ def _dice_moves(node: DiceNode, length: int, closed: bool, rolls: list[tuple[int
                     changed = (*values[:step], result + shift, *values[step + 1 :])
                     move = ("modify", step, sign, shift)
                     yield move, abs(shift), (roll, pool, changed, None, placed, reserved)
-    if roll < MAX_REROLLS and used and pool:
+    if roll < MAX_REROLLS and placed and pool:
         fresh = tuple(sorted(rolls[roll + 1][: len(pool)]))
         yield ("reroll",), 0, (roll + 1, fresh, values, reserve, False, reserved)
 

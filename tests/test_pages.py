@@ -48,6 +48,28 @@ def test_the_rules_page_renders_the_projects_own_document(client: FlaskClient, g
     assert "<table>" in page
 
 
+# What each rules page tells a player, in plain words, about where the game here
+# departs from its rulebook: the product's decisions, not readings of the text.
+DEPARTURES = {
+    "crazy-rally": ("worth 1 point, not 2", "gives 2 points", "our decision"),
+    "rallye-raser": ("The box holds nine road cards", "eighteen", "our decision"),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
+    client: FlaskClient, game: str
+):
+    page = client.get(f"/rules/{game}").get_data(as_text=True)
+    section = re.search(
+        r"<h2[^>]*>Where this game departs from the rulebook</h2>(.*?)<h2", page, re.S
+    )
+    assert section, "the rules page has no section on where the game departs from the rulebook"
+    text = " ".join(re.sub(r"<[^>]+>", "", section.group(1)).split())
+    for words in DEPARTURES[game]:
+        assert words in text
+
+
 @pytest.mark.parametrize(
     "path",
     [

@@ -79,6 +79,21 @@ def test_rr1_start_values():
     assert state["round"] == 1 and state["phase"] == "shift"
 
 
+def test_rr1_the_car_may_start_on_a_speed_limit_field():
+    """quality-3 deals the Chicane unrotated as card A: the car starts on its limit 1
+    in lane M, in gear 1. A shift to gear 2 before the first roll makes it leave
+    the limit too fast: a Gasfuss on the start field (RR-18)."""
+    state = GAME.new_game("quality-3")
+    assert state["deck"][0] == {"id": "RR12", "rotated": False}
+    start_field = GAME.view(state)["card_a"]["sections"][0]["fields"][1]
+    assert start_field == {"lane": "M", "kind": "limit", "limit": 1}
+    assert state["car"] == {"row": 0, "lane": "M"} and state["gear"] == 1
+    state = play(state, {"type": "gear", "gear": 2}, ROLL, place(0, 1, "M"), place(0, 2, "M"))
+    state = play(state, MOVE)
+    assert state["last_round"][0] == {"type": "gasfuss", "row": 0, "lane": "M", "limit": 1}
+    assert state["car"] == {"row": 0, "lane": "M"} and state["gear"] == 1
+
+
 def test_rr2_card_data_meets_every_constraint():
     assert len(CARDS) == 18
     for card in CARDS.values():
@@ -164,6 +179,26 @@ def test_rr4_dice_actions_need_the_roll_first():
     assert GAME.legal_actions(state)[-1] == ROLL
 
 
+def test_rr4_once_the_run_is_over_the_round_is_the_last_one_played():
+    """The view's round counts up while the run goes on; after the last round (a
+    finish, the timer run out, or the RR-26 bound) it stays on that round, so it
+    equals the rounds played and never exceeds max_rounds."""
+    running = play(rolled(track_state(OPEN, OPEN), [3]), place(0, 1, "M"), MOVE)
+    assert (GAME.view(running)["round"], running["rounds_played"]) == (2, 1)
+    bound = track_state(OPEN, OPEN, round=MAX_ROUNDS, rounds_played=MAX_ROUNDS - 1)
+    timer_out = track_state(OPEN, OPEN, round=12, rounds_played=11, timer=1)
+    finish = last_row_state(1, round=7, rounds_played=6)
+    for start, dice_shown, status in (
+        (bound, [3], "round_limit"),
+        (timer_out, [6], "timer_out"),
+        (finish, [3], "finished"),
+    ):
+        row = start["car"]["row"] + 1
+        view = GAME.view(play(rolled(start, dice_shown), place(0, row, "M"), MOVE))
+        assert view["status"] == status
+        assert view["round"] == view["rounds_played"] == start["round"] <= view["max_rounds"]
+
+
 def test_rr5_one_gear_step_is_free():
     state = play(track_state(OPEN, OPEN), {"type": "gear", "gear": 2})
     assert (state["gear"], state["control"]) == (2, 6)
@@ -227,17 +262,40 @@ def test_rr8_every_roll_needs_a_placed_die_before_driving():
     assert state["car"]["row"] == 2
 
 
-def test_rr8_no_placement_needed_when_none_is_possible():
-    """A full route, or one with no field left to extend it, lets the player reroll
-    (e.g. for a die to reserve) and drive without placing a die of the latest roll."""
-    full = play(track_state(OPEN, OPEN, gear=1), ROLL, place(0, 1, "M"), {"type": "reroll"})
-    state = play(full, {"type": "reroll"}, {"type": "reserve", "die": 0}, MOVE)
-    assert state["car"] == {"row": 1, "lane": "M"} and state["reserve"] is not None
-    # Lane L ends ahead and lane M is a limit the car on limit (0, L) may not enter.
+def boxed_in() -> dict:
+    """Rolled, with no field for a die: lane L ends ahead of the car on limit (0, L),
+    and lane M beside it is a limit it may not enter (RR-11)."""
     boxed = rolled(track_state(["11."], ["x1.", "..."], gear=2), [3, 3])
-    boxed = {**boxed, "car": {"row": 0, "lane": "L"}}
-    assert GAME.legal_actions(boxed)[0] == {"type": "reroll"}
+    return {**boxed, "car": {"row": 0, "lane": "L"}}
+
+
+def test_rr8_driving_needs_no_placement_when_none_is_possible():
+    """A full route, or one with no field left to extend it, lets the player drive
+    without placing a die of the latest roll (the duty to place lapses for driving)."""
+    full = play(track_state(OPEN, OPEN, gear=1), ROLL, place(0, 1, "M"), {"type": "reroll"})
+    state = play(full, {"type": "reserve", "die": 0}, MOVE)
+    assert state["car"] == {"row": 1, "lane": "M"} and state["reserve"] is not None
+    boxed = boxed_in()
+    assert GAME.legal_actions(boxed)[-1] == MOVE
     assert play(boxed, MOVE)["car"] == {"row": 0, "lane": "L"}
+
+
+def test_rr8_a_roll_none_of_whose_dice_can_be_placed_opens_no_reroll():
+    """rr-4: a reroll needs a die of the latest roll on the road, always. Seed
+    kestrel-41, round 1 in gear 1: a die of the roll fills the route, the reroll
+    places nothing (the route is full), so no second reroll may hunt for a reserve
+    value; reserving one of the dice in front of the player and driving stay open."""
+    state = play(GAME.new_game("kestrel-41"), ROLL)
+    assert state["gear"] == 1 and state["pool"] == [6, 4, 2]
+    state = play(state, place(1, 1, "M"), {"type": "reroll"})
+    assert state["pool"] == [4, 3] and state["rolls"] == 2
+    assert {"type": "reroll"} not in GAME.legal_actions(state)
+    refused(state, {"type": "reroll"}, "RR-8 (reroll): place a die of the latest roll")
+    assert {"type": "reserve", "die": 0} in GAME.legal_actions(state)
+    assert play(state, {"type": "reserve", "die": 0}, MOVE)["reserve"] == 4
+    boxed = boxed_in()
+    assert {"type": "reroll"} not in GAME.legal_actions(boxed)
+    refused(boxed, {"type": "reroll"}, "none can be placed now: drive on")
 
 
 def test_rr8_the_last_die_of_a_roll_is_not_reserved_before_one_is_placed():
@@ -444,6 +502,34 @@ def test_rr21_advancing_onto_the_last_card_checks_and_then_no_more():
     assert GAME.view(state)["card_b"] is None
     state = play(state, ROLL, place(0, 2, "M"), MOVE)  # along the last card
     assert (state["timer"], state["control"]) == (3, 6) and state["status"] == "running"
+
+
+def test_rr21_crossing_a_short_last_card_into_the_finish_meets_no_check():
+    """Card B is the last card, one section long: from the last row of card A a
+    route of two dice crosses it into the finish zone. The finish skips step IV
+    (RR-24), so the cards never advance onto the last card and no gear check runs:
+    such a run meets seven checks, not eight."""
+    start = track_state(["...", "..."], ["..."], gear=2, timer=5, control=4)
+    start = {**start, "car": {"row": 1, "lane": "M"}}
+    assert GAME.view(start)["finish_rows"] == [3, 4, 5]
+    state = play(rolled(start, [3, 4]), place(0, 2, "M"), place(0, 3, "M"), MOVE)
+    assert state["status"] == "finished" and state["card_a"] == 0
+    assert state["last_round"] == [{"type": "finish", "perfect": True}]
+    assert (state["timer"], state["control"]) == (6, 4)
+
+
+def test_rr21_a_finished_run_meets_eight_checks_or_seven_from_card_a():
+    """The heuristic player's runs: on checks-0 the car reaches the last card, so the
+    cards advance eight times; on checks-5 the last card is one section long and the
+    car crosses it into the finish from card A, so they advance seven times."""
+    for seed, checks, last_card_a in (("checks-0", 8, 8), ("checks-5", 7, 7)):
+        state, met = GAME.new_game(seed), 0
+        for action in heuristic_actions(seed):
+            state = GAME.apply(state, action)
+            if action == MOVE:
+                met += any(event["type"] == "gear_check" for event in state["last_round"])
+        assert state["status"] == "finished" and (met, state["card_a"]) == (checks, last_card_a)
+    assert len(card_sections(GAME.new_game("checks-5")["deck"][-1])) == 1
 
 
 def test_rr22_timer_zero_ends_the_game_unfinished():

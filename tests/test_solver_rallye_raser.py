@@ -27,7 +27,7 @@ from solver.rallye_raser import (
     round_arcs,
 )
 from solver.rallye_raser_bound import UNREACHABLE, rounds_bound
-from solver.rallye_raser_round import Track
+from solver.rallye_raser_round import Track, dice_ends
 
 pytestmark = pytest.mark.slow  # these tests take seconds each
 
@@ -105,6 +105,9 @@ def round_starts() -> list[dict]:
             state = GAME.apply(state, action)
     for gear, reserve in ((1, None), (3, 5), (2, 2)):
         starts.append(one_row_start("model-f", gear=gear, reserve=reserve, timer=3, control=2))
+    # Gear 1 in round 1: after the first die the route is full, so a reroll places
+    # nothing (RR-8: it opens no second reroll).
+    starts.append(GAME.new_game("kestrel-41"))
     return starts
 
 
@@ -136,6 +139,16 @@ def test_round_model_matches_exhaustive_engine_play(start):
     assert model <= engine, "the model claims a result the engine cannot reach"
     missing = [result for result in engine if not _covered(result, model)]
     assert not missing, "the model misses results no model result dominates"
+
+
+def test_rr8_the_model_rerolls_only_after_a_die_of_the_latest_roll_is_placed():
+    """kestrel-41, round 1, gear 1 (a route of one die, full once placed): the rolls
+    show 6 4 2, then 4 3, then 5 3. The first reroll follows the placed die; it
+    places nothing, so no second reroll follows, and its 5 is never reserved."""
+    assert [dice("kestrel-41", 1, k) for k in range(3)] == [(6, 4, 2), (4, 3, 3), (5, 3, 1)]
+    ends = dice_ends("kestrel-41", 1, None, 1, True)
+    assert {end.reserve for end in ends} == {None, 6, 4, 2, 3}
+    assert all(end.recipe.count(("reroll",)) <= 1 for end in ends)
 
 
 # --- hand-made positions -----------------------------------------------------------
