@@ -256,10 +256,16 @@ def enqueue_solve(queue: Queue, config: Config, game: str, seed: str, rules_vers
     return queued or _move_ahead(queue, job.id)
 
 
-def enqueue_par(connection: redis.Redis, config: Config, puzzle: tuple[str, str, str]) -> bool:
-    """Queue the computing of puzzle's (game, seed, rules version) par behind every solve;
+def enqueue_par(
+    connection: redis.Redis,
+    config: Config,
+    puzzle: tuple[str, str, str],
+    urgency: Urgency = Urgency.PAR,
+) -> bool:
+    """Queue the computing of puzzle's (game, seed, rules version) par, by default behind
+    every solve (a daily's whose solve job could not compute it, in its daily's queue);
     False if that job already waits or runs."""
-    queue = solve_queue(connection, Urgency.PAR)
+    queue = solve_queue(connection, urgency)
     job_id = par_job_id(*puzzle)
     job = queue.create_job(
         "service.jobs.par_puzzle",

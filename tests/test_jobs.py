@@ -196,7 +196,8 @@ def test_a_puzzle_is_solved_and_stored_exactly_once(
     work_until_empty(connection)
     solved = job_store.get_puzzle_by_id(puzzle.id)
     assert solved.status == "solved"
-    assert jobs.solve_puzzle(game_name, puzzle.seed, puzzle.rules_version) == "already solved"
+    again = jobs.solve_puzzle(game_name, puzzle.seed, puzzle.rules_version)
+    assert again == "already solved; par known"
     assert job_store.get_puzzle_by_id(puzzle.id) == solved
     if solved.optimum is not None:
         final = game.replay(puzzle.seed, solved.witness)
