@@ -169,8 +169,13 @@ def test_the_analysis_of_todays_run_is_its_players_alone_until_the_day_is_over(
     assert refused.get_json()["line_opens_at"] == daily.revealed_at(puzzle.daily_date).isoformat()
     assert api_store.get_analysis(attempt["run"]) is None
     assert player.get(path).status_code == 202  # as soon as their attempt is over
+    api_store.record_analysis(attempt["run"], {**ANALYSIS, "seed": puzzle.seed}, seconds=1.0)
+    mine = player.get(path)
+    assert mine.status_code == 200
+    assert puzzle.seed not in mine.get_data(as_text=True)  # the seed stays secret all day
+    assert mine.get_json()["analysis"] == {**ANALYSIS, "seed": None}
     clock.set(daily.revealed_at(puzzle.daily_date))
-    assert other.get(path).status_code == 202
+    assert other.get(path).get_json()["analysis"] == {**ANALYSIS, "seed": puzzle.seed}
 
 
 def test_one_player_may_have_only_so_many_analyses_waiting(make_app):

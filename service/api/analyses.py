@@ -16,7 +16,14 @@ from flask import Response, jsonify
 
 from puzzles import GAMES
 from service import players
-from service.api.common import TOKEN_ID, api, check_line_open, puzzle_by_id, services
+from service.api.common import (
+    TOKEN_ID,
+    api,
+    check_line_open,
+    puzzle_by_id,
+    puzzle_json,
+    services,
+)
 from service.api.puzzles import refused_solve
 from service.api.runs import shows_actions
 from service.errors import ApiError
@@ -54,12 +61,17 @@ ANALYSIS = api.schema(
 )
 
 
-def _analysis_json(record: AnalysisRecord) -> dict[str, Any]:
+def _analysis_json(record: AnalysisRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
+    """The stored analysis as the contract shows it: the seed it names is the puzzle's as
+    shown (null for a daily whose day is not over, as everywhere)."""
+    analysis = record.analysis
+    if analysis is not None and "seed" in analysis:
+        analysis = {**analysis, "seed": puzzle_json(puzzle)["seed"]}
     return {
         "run_id": record.run_id,
         "status": record.status,
         "rng_seed": record.rng_seed,
-        "analysis": record.analysis,
+        "analysis": analysis,
         "error": record.error,
         "seconds": record.seconds,
     }
@@ -115,10 +127,10 @@ def get_run_analysis(run_id: str) -> tuple[Response, int]:
     lost and luck. Computed once per run, when first asked, behind every solve: 202 until
     it is stored. Refused while too many analyses wait (503) or the caller has their share
     waiting (429). A run of a daily whose day is not over: its own player only."""
-    _analysable_run(run_id)
+    _run, puzzle = _analysable_run(run_id)
     stored = services().store.get_analysis(run_id)
     if stored is None or stored.status == "pending":
         stored = _ask(run_id, stored)
-    response = jsonify(_analysis_json(stored))
+    response = jsonify(_analysis_json(stored, puzzle))
     response.cache_control.no_store = True
     return response, 202 if stored.status == "pending" else 200

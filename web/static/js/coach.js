@@ -1,0 +1,150 @@
+// The result page's coaching: the run beside par (the expert's own run, played without
+// foresight) and the optimum, the par line, and the run's graded decisions: the costliest
+// ones, each with the board the player saw, what was chosen and what the expert would
+// have chosen, and the gap to the optimum split into decision loss and luck. The analysis
+// shows only what the run's viewer may see of its moves; the par line opens when the
+// optimal line does.
+import { api, puzzleApi } from "./api.js";
+import { clear, countDownTo, h, lineHidden } from "./ui.js";
+import { createReplay } from "./replay.js";
+
+const page = document.getElementById("result");
+const root = document.getElementById("coach");
+// How many decisions the page shows, the costliest first.
+const SHOWN_DECISIONS = 3;
+// How often, and how many times, a pending analysis is asked for again.
+const POLL_MS = 2000;
+const POLL_TIMES = 90;
+
+const wait = (ms) => new Promise((done) => { setTimeout(done, ms); });
+const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
+const round1 = (x) => (Math.round(x * 10) / 10).toFixed(1);
+
+// A tie-break unit as players count it: Rallye Raser's is minus the rounds.
+const TIEBREAK_UNITS = { "rallye-raser": { name: "rounds", sign: -1 }, "crazy-rally": { name: "speed", sign: 1 } };
+
+// "1.2 ± 0.4 points, 0.8 ± 0.5 rounds" (the tie-break part only when it is not zero).
+function amount(game, pair) {
+  const unit = TIEBREAK_UNITS[game] || { name: "tie-break", sign: 1 };
+  const parts = [`${round1(pair.points)} ± ${round1(pair.points_error)} points`];
+  const tiebreak = unit.sign * pair.tiebreak;
+  if (Math.abs(tiebreak) >= 0.05 || pair.tiebreak_error >= 0.05) parts.push(`${round1(tiebreak)} ± ${round1(pair.tiebreak_error)} ${unit.name}`);
+  return parts.join(", ");
+}
+
+// Costliest first: points, then the tie-break.
+const costlier = (a, b) => (b.loss.points - a.loss.points) || (b.loss.tiebreak - a.loss.tiebreak);
+const costs = (decision) => decision.loss.points > 0 || decision.loss.tiebreak > 0;
+
+function showPar(run, boards) {
+  const { puzzle } = run;
+  const known = Number.isInteger(puzzle.par);
+  document.getElementById("par-score").textContent = known ? puzzle.par : "–";
+  document.getElementById("par-tiebreak").textContent = known
+    ? boards.tiebreakText(puzzle.par_tiebreak)
+    : "not computed yet";
+}
+
+async function showParLine(run, boards) {
+  const box = document.getElementById("replay-par");
+  if (lineHidden(run.puzzle)) {
+    const note = h("p", { class: "muted" });
+    countDownTo(note, run.puzzle.line_opens_at, (when) => (when
+      ? `The par line opens with the optimal line, at ${when}.`
+      : "The par line is open now: reload the page to see it."));
+    clear(box, note);
+    return;
+  }
+  try {
+    const line = await puzzleApi(puzzleRef(run)).par();
+    if (!line.actions) {
+      clear(box, h("p", { class: "muted" }, "The par of this puzzle is still being computed; come back in a moment."));
+      return;
+    }
+    await createReplay(box, { play: puzzleApi(puzzleRef(run)).play, actions: line.actions, boards, label: "Par line" });
+  } catch (error) {
+    clear(box, h("p", { class: "muted" }, `The par line could not be loaded. ${error.message}`));
+  }
+}
+
+async function analysisOf(run, status) {
+  for (let asked = 0; asked < POLL_TIMES; asked += 1) {
+    const answer = await api.analysis(run.id);
+    if (answer.status !== "pending") return answer;
+    status.textContent = "The expert is grading each decision of this run…";
+    await wait(POLL_MS);
+  }
+  return null;
+}
+
+// The board the player saw before the decision, drawn as the replay draws it.
+async function decisionCard(run, boards, decision) {
+  const seen = await api.runStep(run.id, decision.index);
+  const boardRoot = h("div", { class: "board replay", "aria-label": `Board before move ${decision.index + 1}` });
+  boards.createBoard(boardRoot, { interactive: false }).show(seen);
+  return h("li", { class: "decision" },
+    h("h4", {}, `Move ${decision.index + 1}`),
+    h("dl", { class: "decision-facts" },
+      h("dt", {}, "Chosen"), h("dd", {}, boards.describeAction(decision.action, seen.view)),
+      h("dt", {}, "The expert"), h("dd", {}, boards.describeAction(decision.expert, seen.view)),
+      h("dt", {}, "Expected loss"), h("dd", {}, amount(run.game, decision.loss))),
+    boardRoot);
+}
+
+function splitText(run, analysis) {
+  const gap = { points: analysis.gap.points, points_error: 0, tiebreak: analysis.gap.tiebreak, tiebreak_error: 0 };
+  return [
+    h("p", {}, `Gap to the optimum: ${amount(run.game, gap)}.`),
+    h("ul", { class: "split" },
+      h("li", {}, h("b", {}, "Lost by decisions: "), amount(run.game, analysis.decision_loss)),
+      h("li", {}, h("b", {}, "Luck (the dice and the draw): "), amount(run.game, analysis.luck))),
+  ];
+}
+
+async function showAnalysis(run, boards) {
+  const box = document.getElementById("analysis");
+  if (run.actions === null) {
+    const note = h("p", { class: "muted" });
+    countDownTo(note, run.puzzle.line_opens_at, (when) => (when
+      ? `This run's graded decisions open with its moves, at ${when}.`
+      : "This run's graded decisions are open now: reload the page to see them."));
+    clear(box, note);
+    return;
+  }
+  const status = h("p", { class: "muted", role: "status" }, "Asking the expert…");
+  clear(box, status);
+  try {
+    const answer = await analysisOf(run, status);
+    if (!answer) {
+      status.textContent = "The analysis is taking longer than usual; reload the page later.";
+      return;
+    }
+    if (answer.status === "failed") {
+      status.textContent = `This run could not be analysed (${answer.error}).`;
+      return;
+    }
+    const { analysis } = answer;
+    const costly = analysis.decisions.filter(costs).sort(costlier).slice(0, SHOWN_DECISIONS);
+    const cards = await Promise.all(costly.map((decision) => decisionCard(run, boards, decision)));
+    clear(box, ...splitText(run, analysis),
+      h("h3", {}, costly.length ? "The costliest decisions" : "No decision cost anything: each matched the expert's."),
+      costly.length ? h("ol", { class: "decisions" }, cards) : null,
+      h("p", { class: "muted small" },
+        `${analysis.decisions.length} decisions graded on ${analysis.samples} sampled futures each, from what the player saw; ± is a 95% interval.`));
+  } catch (error) {
+    status.textContent = `The analysis could not be shown. ${error.message}`;
+  }
+}
+
+async function start() {
+  try {
+    const run = await api.run(page.dataset.run);
+    const boards = await import(`./boards/${run.game}.js`);
+    showPar(run, boards);
+    await Promise.all([showAnalysis(run, boards), showParLine(run, boards)]);
+  } catch {
+    root.hidden = true; // result.js says why the run cannot be shown
+  }
+}
+
+start();
