@@ -191,11 +191,13 @@ def analyse_run(run_id: str) -> str:
             run_id, f"the expert plays rules {current}, not {puzzle.rules_version}"
         )
         return "rules changed"
+    # The stored optimum spares the analysis a solve of its own.
+    optimum = (puzzle.optimum, puzzle.tiebreak) if puzzle.status == "solved" else None
     started = time.perf_counter()
     try:
         analysis = run_bounded(
             analyse,
-            (puzzle.game, puzzle.seed, run.actions, record.rng_seed),
+            (puzzle.game, puzzle.seed, run.actions, record.rng_seed, optimum),
             seconds=config.analysis_timeout,
             memory_mib=config.solve_memory_mb,
         )

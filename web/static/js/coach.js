@@ -20,15 +20,15 @@ const wait = (ms) => new Promise((done) => { setTimeout(done, ms); });
 const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
 const round1 = (x) => (Math.round(x * 10) / 10).toFixed(1);
 
-// A tie-break unit as players count it: Rallye Raser's is minus the rounds.
-const TIEBREAK_UNITS = { "rallye-raser": { name: "rounds", sign: -1 }, "crazy-rally": { name: "speed", sign: 1 } };
+// What a tie-break lost counts: Rallye Raser's tie-break is minus the rounds, so losing
+// it is taking more rounds; Crazy Rally's is the final speed.
+const TIEBREAK_UNITS = { "rallye-raser": "rounds", "crazy-rally": "speed" };
 
 // "1.2 ± 0.4 points, 0.8 ± 0.5 rounds" (the tie-break part only when it is not zero).
 function amount(game, pair) {
-  const unit = TIEBREAK_UNITS[game] || { name: "tie-break", sign: 1 };
+  const unit = TIEBREAK_UNITS[game] || "tie-break";
   const parts = [`${round1(pair.points)} ± ${round1(pair.points_error)} points`];
-  const tiebreak = unit.sign * pair.tiebreak;
-  if (Math.abs(tiebreak) >= 0.05 || pair.tiebreak_error >= 0.05) parts.push(`${round1(tiebreak)} ± ${round1(pair.tiebreak_error)} ${unit.name}`);
+  if (Math.abs(pair.tiebreak) >= 0.05 || pair.tiebreak_error >= 0.05) parts.push(`${round1(pair.tiebreak)} ± ${round1(pair.tiebreak_error)} ${unit}`);
   return parts.join(", ");
 }
 
