@@ -277,7 +277,7 @@ class Config:
             ),
             par_timeout=_int_setting(env, "RALLY_PAR_TIMEOUT", 300),
             analysis_timeout=_int_setting(env, "RALLY_ANALYSIS_TIMEOUT", 180),
-            max_pending_analyses=_int_setting(env, "RALLY_MAX_PENDING_ANALYSES", 500),
+            max_pending_analyses=_int_setting(env, "RALLY_MAX_PENDING_ANALYSES", 200),
             max_pending_analyses_per_player=_int_setting(
                 env, "RALLY_MAX_PENDING_ANALYSES_PER_PLAYER", 2
             ),

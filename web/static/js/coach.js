@@ -1,9 +1,10 @@
 // The result page's coaching: the run beside par (the expert's own run, played without
 // foresight) and the optimum, the par line, and the run's graded decisions: the costliest
 // ones, each with the board the player saw, what was chosen and what the expert would
-// have chosen, and the gap to the optimum split into decision loss and luck. The analysis
-// shows only what the run's viewer may see of its moves; the par line opens when the
-// optimal line does.
+// have chosen, and the gap to the optimum split into decision loss and luck. An analysis
+// costs the server seconds of work, so it is computed when a reader asks for it (the
+// button), once per run. It shows only what the run's viewer may see of its moves; the
+// par line opens when the optimal line does.
 import { api, puzzleApi } from "./api.js";
 import { clear, countDownTo, h, lineHidden } from "./ui.js";
 import { createReplay } from "./replay.js";
@@ -67,12 +68,21 @@ async function showParLine(run, boards) {
   }
 }
 
+// Asks until the analysis is stored: while it is computed, and while the analyses
+// waiting are over their caps (503 for everyone, 429 for this player), as told.
 async function analysisOf(run, status) {
   for (let asked = 0; asked < POLL_TIMES; asked += 1) {
-    const answer = await api.analysis(run.id);
-    if (answer.status !== "pending") return answer;
-    status.textContent = "The expert is grading each decision of this run…";
-    await wait(POLL_MS);
+    try {
+      const answer = await api.analysis(run.id);
+      if (answer.status !== "pending") return answer;
+      status.textContent = "The expert is grading each decision of this run…";
+      await wait(POLL_MS);
+    } catch (error) {
+      if (error.status !== 429 && error.status !== 503) throw error;
+      const seconds = Number(error.body?.retry_after) || POLL_MS / 1000;
+      status.textContent = `Many analyses are waiting: asking again in ${seconds} seconds…`;
+      await wait(seconds * 1000);
+    }
   }
   return null;
 }
@@ -111,8 +121,12 @@ async function showAnalysis(run, boards) {
     clear(box, note);
     return;
   }
-  const status = h("p", { class: "muted", role: "status" }, "Asking the expert…");
-  clear(box, status);
+  const status = h("p", { class: "muted", role: "status" });
+  const ask = h("button", { type: "button", class: "primary", id: "grade" }, "Grade the decisions");
+  clear(box, h("p", {}, "The expert replays this run and estimates what each decision cost, from what the player saw at that moment (it takes a few seconds)."), ask, status);
+  await new Promise((clicked) => ask.addEventListener("click", clicked, { once: true }));
+  ask.disabled = true;
+  status.textContent = "Asking the expert…";
   try {
     const answer = await analysisOf(run, status);
     if (!answer) {
