@@ -101,13 +101,21 @@ async function decisionCard(run, boards, decision) {
     boardRoot);
 }
 
+// The gap is exact (the run against the proven optimum); its parts are estimates.
+function gapText(game, gap) {
+  const unit = TIEBREAK_UNITS[game] || "tie-break";
+  const tiebreak = gap.tiebreak ? `, ${gap.tiebreak} ${unit}` : "";
+  return `${gap.points} ${gap.points === 1 ? "point" : "points"}${tiebreak}`;
+}
+
 function splitText(run, analysis) {
-  const gap = { points: analysis.gap.points, points_error: 0, tiebreak: analysis.gap.tiebreak, tiebreak_error: 0 };
+  const lucky = analysis.luck.points < 0 || (analysis.luck.points === 0 && analysis.luck.tiebreak < 0);
   return [
-    h("p", {}, `Gap to the optimum: ${amount(run.game, gap)}.`),
+    h("p", {}, `Gap to the optimum: ${gapText(run.game, analysis.gap)}, of which`),
     h("ul", { class: "split" },
       h("li", {}, h("b", {}, "Lost by decisions: "), amount(run.game, analysis.decision_loss)),
-      h("li", {}, h("b", {}, "Luck (the dice and the draw): "), amount(run.game, analysis.luck))),
+      h("li", {}, h("b", {}, "Luck (the dice and the draw): "), amount(run.game, analysis.luck),
+        lucky ? " (below zero: the luck was on this run's side)" : "")),
   ];
 }
 
