@@ -40,13 +40,15 @@ from puzzles.playout import play_out
 from solver.core import solve
 
 # Game name -> module of the expert's game-specific parts: fresh_memory, remember,
-# sampled_state, rollout, result and POINT_WEIGHT.
+# sampled_state, base_action, outlook, result and POINT_WEIGHT.
 EXPERT_MODULES: dict[str, str] = {
     "rallye-raser": "solver.expert_rallye_raser",
     "crazy-rally": "solver.expert_crazy_rally",
 }
-# Sampled states per decision.
+# Sampled states per decision, and how many of them screen every candidate first.
 SAMPLES: dict[str, int] = {"rallye-raser": 8, "crazy-rally": 24}
+SCREEN_SAMPLES: dict[str, int] = {"rallye-raser": 2, "crazy-rally": 6}
+KEEP = 2  # screened candidates measured on every sample
 Z95 = 1.96  # errors are the half-widths of 95% intervals
 # Standard errors by which an action must beat the heuristic player's to replace it.
 CHOICE_MARGIN = 2.0
@@ -135,34 +137,45 @@ def candidates(game_name: str, view: dict[str, Any], rng_seed: int, samples: int
     return Candidates(actions, keys, states, base)
 
 
-def _results(game_name: str, found: Candidates, index: int) -> list[tuple[int, int]]:
-    """The results of candidate index in every sampled state, the heuristic playing on."""
+def _results(
+    game_name: str, found: Candidates, index: int, samples: range
+) -> list[tuple[float, float]]:
+    """The results of candidate index in the given sampled states, played on to the end."""
     module = _module(game_name)
     game = get_game(game_name)
-    return [
-        module.result(module.rollout(game.apply(state, found.actions[index])))
-        for state in found.states
-    ]
+    action = found.actions[index]
+    return [module.outlook(game.apply(found.states[i], action)) for i in samples]
 
 
-def _utilities(game_name: str, results: list[tuple[int, int]]) -> list[float]:
+def _utilities(game_name: str, results: list[tuple[float, float]]) -> list[float]:
     """Points first, then the tie-break, as one number per sample."""
     weight = _module(game_name).POINT_WEIGHT
     return [float(weight * points + tiebreak) for points, tiebreak in results]
 
 
-def _measure(game_name: str, found: Candidates) -> tuple[int, list[list[tuple[int, int]]]]:
-    """The expert's pick among the candidates, and every candidate's results.
+def _measure(
+    game_name: str, found: Candidates, graded: int | None = None
+) -> tuple[int, dict[int, list[tuple[float, float]]]]:
+    """The expert's pick among the candidates, and the results of those measured fully.
 
+    Every candidate is first tried in a few sampled states; the best `KEEP` of them,
+    the heuristic player's action and the graded one (if any) are then tried in all.
     The heuristic player's action stands unless another is measured better by more
-    than its error: picking the highest of many noisy means would often pick noise.
+    than `CHOICE_MARGIN` standard errors: the highest of many noisy means is often
+    noise.
     """
-    measured = [_results(game_name, found, index) for index in range(len(found.actions))]
-    utilities = [_utilities(game_name, results) for results in measured]
-    base = utilities[found.base]
+    total, screen = SAMPLES[game_name], SCREEN_SAMPLES[game_name]
+    first = {i: _results(game_name, found, i, range(screen)) for i in range(len(found.actions))}
+    ranked = sorted(first, key=lambda i: -statistics.fmean(_utilities(game_name, first[i])))
+    kept = {*ranked[:KEEP], found.base, *([] if graded is None else [graded])}
+    measured = {
+        i: first[i] + _results(game_name, found, i, range(screen, total)) for i in sorted(kept)
+    }
+    base = _utilities(game_name, measured[found.base])
     best, best_gain = found.base, 0.0
-    for index, values in enumerate(utilities):
-        gain, error = _mean_error([v - b for v, b in zip(values, base, strict=True)])
+    for index, results in measured.items():
+        differences = [v - b for v, b in zip(_utilities(game_name, results), base, strict=True)]
+        gain, error = _mean_error(differences)
         if gain - CHOICE_MARGIN * error / Z95 > 0 and gain > best_gain:
             best, best_gain = index, gain
     return best, measured
@@ -223,8 +236,8 @@ def grade(
     found = candidates(game_name, view, rng_seed, SAMPLES[game_name])
     if len(found.actions) == 1:
         return None
-    best, measured = _measure(game_name, found)
     chosen = found.keys.index(_key(game_name, found.states[0], action))
+    best, measured = _measure(game_name, found, chosen)
     expert, player = measured[best], measured[chosen]
     points = [e[0] - p[0] for e, p in zip(expert, player, strict=True)]
     tiebreak = [e[1] - p[1] for e, p in zip(expert, player, strict=True)]
@@ -236,7 +249,7 @@ def grade(
     }
 
 
-def _expected(results: list[tuple[int, int]]) -> dict[str, float]:
+def _expected(results: list[tuple[float, float]]) -> dict[str, float]:
     return _pair(_mean_error([r[0] for r in results]), _mean_error([r[1] for r in results]))
 
 

@@ -111,9 +111,10 @@ def base_action(state: State, options: list[Action]) -> Action:
     return _player(state).choose(state, options)
 
 
-def rollout(state: State) -> State:
-    """The run's end when the heuristic player plays on from state, knowing the track."""
-    return play_out(GAME, state, _player(state).choose)[0]
+def outlook(state: State) -> tuple[float, float]:
+    """The (points, tie-break) of the run when the heuristic player plays on from state,
+    knowing the track."""
+    return result(play_out(GAME, state, _player(state).choose)[0])
 
 
 def result(state: State) -> tuple[int, int]:

@@ -19,10 +19,12 @@ from typing import Any
 
 from puzzles.base import Action, State
 from puzzles.playout import play_out
-from puzzles.rallye_raser import MAX_ROUNDS, RallyeRaser
-from puzzles.rallye_raser_track import CARDS, card_sections
+from puzzles.rallye_raser import MAX_GEAR, MAX_ROUNDS, RallyeRaser
+from puzzles.rallye_raser_track import CARDS, LANE_VALUES, card_sections, lane_fits
 from puzzles.rng import coin_flips, shuffled
-from solver.rallye_raser_players import heuristic_step
+from solver.rallye_raser import control_to
+from solver.rallye_raser_players import heuristic_gear, limit_here, room_for
+from solver.rallye_raser_round import control_cost, nearest_value
 
 GAME = RallyeRaser()
 # One point of score outweighs any number of rounds (the objective: score, then rounds).
@@ -98,14 +100,153 @@ def sampled_state(view: dict[str, Any], sample: str) -> State:
     }
 
 
+# ----- the policy the expert rolls out ---------------------------------------------------
+# A careful player: points come first, and under RR-19 and RR-21 waiting costs
+# nothing but rounds, so it places only dice that fit their lane (RR-16) and pays
+# neither a loss of control (RR-17: two points) nor control (one point each, RR-5,
+# RR-15) unless the rules force a die onto a field it misses. It rerolls for a die
+# that goes ahead, fills the route with dice that fit beside rather than suffer
+# engine damage, and, once the finish is in reach, drives in the gear of the rows
+# left, so that every die goes straight ahead in its lane: a perfect finish
+# (RR-24) is worth four points more than an unclean one.
+MOST_CONTROL_FOR_A_MISS = 2  # a loss of control costs two points: pay at most that
+RISKY_REROLL = 0.7  # the chance of a forced miss above which a reroll is not taken
+
+
+def _finish_rows_left(state: State) -> int | None:
+    """Rows from the car to the finish zone, once it is drawn (RR-10); else None."""
+    if state["card_a"] + 2 < len(state["card_starts"]) - 1:
+        return None
+    return int(state["card_starts"][-1] - state["car"]["row"])
+
+
+def careful_gear(state: State) -> Action | None:
+    """The heuristic player's gear, or the rows left once the finish is in reach; never
+    gear 2 when the cards may advance (its gear check, RR-21, only loses), never a
+    shift that costs control (RR-5)."""
+    rows_left = _finish_rows_left(state)
+    if rows_left is not None and rows_left <= MAX_GEAR:
+        wanted = max(1, rows_left)
+    else:
+        shift = heuristic_gear(state)
+        wanted = state["gear"] if shift is None else shift["gear"]
+    limit = limit_here(state, state["car"])
+    allowed = [
+        gear
+        for gear in range(1, MAX_GEAR + 1)
+        if abs(gear - state["gear"]) <= 1
+        and not (state["no_upshift"] and gear > state["gear"])
+        and (limit is None or gear <= limit)
+    ] or [state["gear"]]
+    wanted = min(allowed, key=lambda gear: abs(gear - wanted))
+    checked = rows_left is None or rows_left > MAX_GEAR
+    if wanted == 2 and checked and _rows_to_card_b(state) <= 2:
+        wanted = 3 if 3 in allowed else 1 if 1 in allowed else 2
+    return None if wanted == state["gear"] else {"type": "gear", "gear": wanted}
+
+
+def _rows_to_card_b(state: State) -> int:
+    starts = state["card_starts"]
+    return int(starts[min(state["card_a"] + 1, len(starts) - 1)] - state["car"]["row"])
+
+
+def _value_of(state: State, action: Action) -> int:
+    if action["type"] == "place_reserve":
+        return int(state["reserve"])
+    return int(state["pool"][action["die"]])
+
+
+def _tip(state: State) -> dict[str, Any]:
+    return state["route"][-1] if state["route"] else state["car"]
+
+
+def _ahead(state: State, action: Action) -> bool:
+    return bool(action["row"] == _tip(state)["row"] + 1)
+
+
+def _perfect_line(state: State, action: Action) -> bool:
+    """Whether the die keeps a finish in reach this round perfect (RR-24): straight
+    ahead in the car's lane; always true when the finish is out of reach."""
+    rows_left = _finish_rows_left(state)
+    if rows_left is None or rows_left > state["gear"]:
+        return True
+    return _ahead(state, action) and action["lane"] == state["car"]["lane"]
+
+
+def _sound(state: State, action: Action) -> bool:
+    """The field leaves room for the rest of the gear's dice and may be left in this gear
+    (RR-18)."""
+    left = state["gear"] - len(state["route"]) - 1
+    limit = limit_here(state, action)
+    route = [*state["route"], {"row": action["row"], "lane": action["lane"]}]
+    return room_for(state, route, left) and (limit is None or limit >= state["gear"] or left == 0)
+
+
+def _misfit(state: State) -> tuple[int, int] | None:
+    """(route index, control needed) of the first placed die that misses its lane."""
+    for index, die in enumerate(state["route"]):
+        cost = control_cost(die["value"], die["lane"], True)
+        if cost:
+            return index, cost
+    return None
+
+
+def _repair(state: State) -> Action | None:
+    """A control point toward the lane of a die that misses it, when worth its price."""
+    miss = _misfit(state)
+    if miss is None or miss[1] > min(MOST_CONTROL_FOR_A_MISS, state["control"]):
+        return None
+    die = state["route"][miss[0]]
+    return control_to(miss[0], die["value"], nearest_value(die["value"], die["lane"], True))[0]
+
+
+def _safe_reroll(state: State, places: list[Action]) -> bool:
+    """Whether a reroll is unlikely to leave only dice that miss every field: after it
+    a die must be placed (RR-8), and a miss costs control or a loss of control."""
+    spots = {(a["row"], a["lane"]) for a in places if _sound(state, a)}
+    values = {value for _, lane in spots for value in LANE_VALUES[lane]}
+    return ((6 - len(values)) / 6) ** len(state["pool"]) <= RISKY_REROLL
+
+
+def careful_dice(state: State, options: list[Action]) -> Action:
+    places = [a for a in options if a["type"] in ("place", "place_reserve")]
+    fitting = [a for a in places if lane_fits(a["lane"], _value_of(state, a)) and _sound(state, a)]
+    ahead = [a for a in fitting if _ahead(state, a) and _perfect_line(state, a)]
+    beside = [a for a in fitting if a not in ahead]
+    forced = {"type": "move"} not in options and not any(a["type"] == "reroll" for a in options)
+    white = [a for a in places if a["type"] == "place"]
+    if ahead:
+        return ahead[0]
+    must_place = not state["placed_since_roll"] and bool(white)
+    if must_place and beside:
+        return beside[0]
+    if must_place and (forced or {"type": "move"} not in options):
+        return min(white, key=lambda a: control_cost(_value_of(state, a), a["lane"], True))
+    repair = _repair(state)
+    if repair is not None:
+        return repair
+    if {"type": "reroll"} in options and _misfit(state) is None and _safe_reroll(state, places):
+        return {"type": "reroll"}
+    if beside:
+        return beside[0]
+    return {"type": "move"} if {"type": "move"} in options else options[0]
+
+
+def careful_step(state: State, options: list[Action]) -> Action:
+    """The careful player's pick among the legal actions of state."""
+    if state["phase"] == "shift":
+        shift = None if state["shifted"] else careful_gear(state)
+        return shift or {"type": "roll"}
+    return careful_dice(state, options)
+
+
 def base_action(state: State, options: list[Action]) -> Action:
-    """The heuristic player's pick."""
-    return heuristic_step(state, options)
+    return careful_step(state, options)
 
 
-def rollout(state: State) -> State:
-    """The run's end when the heuristic player plays on from state."""
-    return play_out(GAME, state, heuristic_step)[0]
+def outlook(state: State) -> tuple[float, float]:
+    """The (points, tie-break) of the run when the careful player plays on from state."""
+    return result(play_out(GAME, state, careful_step)[0])
 
 
 def result(state: State) -> tuple[int, int]:
