@@ -21,13 +21,10 @@ def seeded_chooser(seed: str, label: str = "playout") -> Chooser:
     return stream.below
 
 
-def play_out(
-    game: Game, state: State, policy: Policy, until: Callable[[State], bool] | None = None
-) -> tuple[State, list[Action]]:
-    """Apply the policy's pick among the legal actions until the game is over (or, if
-    given, until a state satisfies until)."""
+def play_out(game: Game, state: State, policy: Policy) -> tuple[State, list[Action]]:
+    """Apply the policy's pick among the legal actions until the game is over."""
     actions: list[Action] = []
-    while not game.is_over(state) and not (until and until(state)):
+    while not game.is_over(state):
         action = policy(state, game.legal_actions(state))
         state = game.apply(state, action)
         actions.append(action)

@@ -122,8 +122,13 @@ def _key(game_name: str, state: State, action: Action) -> str:
 
 
 def candidates(game_name: str, view: dict[str, Any], rng_seed: int, samples: int) -> Candidates:
+    """The distinct legal actions of the view, and the sampled states to try them in."""
     module = _module(game_name)
     game = get_game(game_name)
+    if "seen" not in view:
+        raise ValueError("the expert reads a player's view with its memory (see PlayerView)")
+    if view.get("over") or view.get("phase") == "over":
+        raise ValueError("the game is over: there is nothing to choose")
     states = [module.sampled_state(view, _sample_name(view, rng_seed, i)) for i in range(samples)]
     actions: list[Action] = []
     keys: list[str] = []
