@@ -20,7 +20,7 @@ from typing import Any
 from puzzles.base import Action, State
 from puzzles.playout import play_out
 from puzzles.rallye_raser import MAX_GEAR, MAX_ROUNDS, RallyeRaser
-from puzzles.rallye_raser_track import CARDS, LANE_VALUES, card_sections, lane_fits
+from puzzles.rallye_raser_track import CARDS, card_sections, lane_fits
 from puzzles.rng import coin_flips, shuffled
 from solver.rallye_raser import control_to
 from solver.rallye_raser_players import heuristic_gear, limit_here, room_for
@@ -104,13 +104,13 @@ def sampled_state(view: dict[str, Any], sample: str) -> State:
 # A careful player: points come first, and under RR-19 and RR-21 waiting costs
 # nothing but rounds, so it places only dice that fit their lane (RR-16) and pays
 # neither a loss of control (RR-17: two points) nor control (one point each, RR-5,
-# RR-15) unless the rules force a die onto a field it misses. It rerolls for a die
-# that goes ahead, fills the route with dice that fit beside rather than suffer
-# engine damage, and, once the finish is in reach, drives in the gear of the rows
-# left, so that every die goes straight ahead in its lane: a perfect finish
-# (RR-24) is worth four points more than an unclean one.
+# RR-15) unless the rules force a die onto a field it misses, which it repairs with
+# the reserve if it holds one (RR-14). It rerolls for a die that goes ahead, fills
+# the route with dice that fit beside rather than suffer engine damage, and, once
+# the finish is in reach, drives in the gear of the rows left, so that every die
+# goes straight ahead in its lane: a perfect finish (RR-24) is worth four points
+# more than an unclean one.
 MOST_CONTROL_FOR_A_MISS = 2  # a loss of control costs two points: pay at most that
-RISKY_REROLL = 0.7  # the chance of a forced miss above which a reroll is not taken
 
 
 def _finish_rows_left(state: State) -> int | None:
@@ -122,8 +122,7 @@ def _finish_rows_left(state: State) -> int | None:
 
 def careful_gear(state: State) -> Action | None:
     """The heuristic player's gear, or the rows left once the finish is in reach; never
-    gear 2 when the cards may advance (its gear check, RR-21, only loses), never a
-    shift that costs control (RR-5)."""
+    a shift that costs control (RR-5), never above a limit the car is on (RR-18)."""
     rows_left = _finish_rows_left(state)
     if rows_left is not None and rows_left <= MAX_GEAR:
         wanted = max(1, rows_left)
@@ -139,15 +138,7 @@ def careful_gear(state: State) -> Action | None:
         and (limit is None or gear <= limit)
     ] or [state["gear"]]
     wanted = min(allowed, key=lambda gear: abs(gear - wanted))
-    checked = rows_left is None or rows_left > MAX_GEAR
-    if wanted == 2 and checked and _rows_to_card_b(state) <= 2:
-        wanted = 3 if 3 in allowed else 1 if 1 in allowed else 2
     return None if wanted == state["gear"] else {"type": "gear", "gear": wanted}
-
-
-def _rows_to_card_b(state: State) -> int:
-    starts = state["card_starts"]
-    return int(starts[min(state["card_a"] + 1, len(starts) - 1)] - state["car"]["row"])
 
 
 def _value_of(state: State, action: Action) -> int:
@@ -191,21 +182,21 @@ def _misfit(state: State) -> tuple[int, int] | None:
     return None
 
 
-def _repair(state: State) -> Action | None:
-    """A control point toward the lane of a die that misses it, when worth its price."""
+def _repair(state: State, options: list[Action]) -> Action | None:
+    """The reserve spent on a die that misses its lane when that makes it fit (RR-14),
+    else a control point toward its lane when worth its price (RR-15)."""
     miss = _misfit(state)
-    if miss is None or miss[1] > min(MOST_CONTROL_FOR_A_MISS, state["control"]):
+    if miss is None:
+        return None
+    value, lane = state["route"][miss[0]]["value"], state["route"][miss[0]]["lane"]
+    for action in options:
+        spent = action["type"] == "modify" and action["step"] == miss[0]
+        if spent and lane_fits(lane, value + action["delta"] * state["reserve"]):
+            return action
+    if miss[1] > min(MOST_CONTROL_FOR_A_MISS, state["control"]):
         return None
     die = state["route"][miss[0]]
     return control_to(miss[0], die["value"], nearest_value(die["value"], die["lane"], True))[0]
-
-
-def _safe_reroll(state: State, places: list[Action]) -> bool:
-    """Whether a reroll is unlikely to leave only dice that miss every field: after it
-    a die must be placed (RR-8), and a miss costs control or a loss of control."""
-    spots = {(a["row"], a["lane"]) for a in places if _sound(state, a)}
-    values = {value for _, lane in spots for value in LANE_VALUES[lane]}
-    return ((6 - len(values)) / 6) ** len(state["pool"]) <= RISKY_REROLL
 
 
 def careful_dice(state: State, options: list[Action]) -> Action:
@@ -213,19 +204,18 @@ def careful_dice(state: State, options: list[Action]) -> Action:
     fitting = [a for a in places if lane_fits(a["lane"], _value_of(state, a)) and _sound(state, a)]
     ahead = [a for a in fitting if _ahead(state, a) and _perfect_line(state, a)]
     beside = [a for a in fitting if a not in ahead]
-    forced = {"type": "move"} not in options and not any(a["type"] == "reroll" for a in options)
     white = [a for a in places if a["type"] == "place"]
     if ahead:
         return ahead[0]
     must_place = not state["placed_since_roll"] and bool(white)
     if must_place and beside:
         return beside[0]
-    if must_place and (forced or {"type": "move"} not in options):
+    if must_place and {"type": "move"} not in options:  # RR-8: a die of the roll goes down
         return min(white, key=lambda a: control_cost(_value_of(state, a), a["lane"], True))
-    repair = _repair(state)
+    repair = _repair(state, options)
     if repair is not None:
         return repair
-    if {"type": "reroll"} in options and _misfit(state) is None and _safe_reroll(state, places):
+    if {"type": "reroll"} in options and _misfit(state) is None:
         return {"type": "reroll"}
     if beside:
         return beside[0]
