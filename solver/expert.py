@@ -5,15 +5,15 @@ state): the engine's view of the moment plus what the player saw earlier and
 the view no longer shows (`PlayerView`: for Rallye Raser the moves made this
 round and the cards driven, for Crazy Rally the track of the test round and the
 cards drawn). It chooses by measurement: every distinct legal action is played
-in each of a number of sampled states that agree with the view, the unseen (the
-future dice, the undrawn cards, their order) drawn from a generator seeded from
-rng_seed and the view, never from the puzzle's seed; from there the game's
-heuristic player plays on to the end, and the action with the best mean result
-(points first, then the tie-break) is chosen. The same samples serve every
-action, so the differences between actions are measured more precisely than
-the results themselves. A rollout policy never does worse on average than the
-policy it rolls out, so the expert is at least as strong as the heuristic
-player.
+in sampled states that agree with the view, the unseen (the future dice, the
+undrawn cards, their order) drawn from a generator seeded from rng_seed and the
+view, never from the puzzle's seed; from there a base player plays on to the
+end (Crazy Rally: the heuristic player; Rallye Raser: the careful player of
+solver.expert_rallye_raser). The same samples serve every action, so that the
+differences between actions are measured more precisely than the results
+themselves. The base player's own action stands unless another is measured
+better by more than its error: a rollout policy is then, on average, at least
+as strong as the policy it rolls out.
 
 Grading a run replays it and, at every decision with more than one distinct
 choice, measures the player's action beside the expert's on the same samples:
@@ -50,7 +50,7 @@ SAMPLES: dict[str, int] = {"rallye-raser": 8, "crazy-rally": 24}
 SCREEN_SAMPLES: dict[str, int] = {"rallye-raser": 2, "crazy-rally": 6}
 KEEP = 2  # screened candidates measured on every sample
 Z95 = 1.96  # errors are the half-widths of 95% intervals
-# Standard errors by which an action must beat the heuristic player's to replace it.
+# Standard errors by which an action must beat the base player's to replace it.
 CHOICE_MARGIN = 2.0
 
 
@@ -107,7 +107,7 @@ def _sample_name(view: dict[str, Any], rng_seed: int, index: int) -> str:
 @dataclass
 class Candidates:
     """The distinct legal actions of a view, the sampled states they are tried in, and
-    which of them the heuristic player would take."""
+    which of them the base player would take."""
 
     actions: list[Action]
     keys: list[str]
@@ -164,10 +164,9 @@ def _measure(
     """The expert's pick among the candidates, and the results of those measured fully.
 
     Every candidate is first tried in a few sampled states; the best `KEEP` of them,
-    the heuristic player's action and the graded one (if any) are then tried in all.
-    The heuristic player's action stands unless another is measured better by more
-    than `CHOICE_MARGIN` standard errors: the highest of many noisy means is often
-    noise.
+    the base player's action and the graded one (if any) are then tried in all.
+    The base player's action stands unless another is measured better by more than
+    `CHOICE_MARGIN` standard errors: the highest of many noisy means is often noise.
     """
     total, screen = SAMPLES[game_name], SCREEN_SAMPLES[game_name]
     first = {i: _results(game_name, found, i, range(screen)) for i in range(len(found.actions))}
