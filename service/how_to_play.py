@@ -29,7 +29,8 @@ EXAMPLES: dict[str, list[tuple[str, tuple[str, ...], Wanted]]] = {
             lambda _v, _l: True,
         ),
         (
-            "After the roll: a die placed next to the car. The route takes as many dice as the gear.",
+            "After the roll: a die placed next to the car;"
+            " the route takes as many dice as the gear.",
             ("roll", "place"),
             lambda view, _legal: len(view["route"]) == 1,
         ),
