@@ -34,7 +34,7 @@ from service.clock import Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
-from solver.rallye_raser import heuristic_actions
+from solver.rallye_raser_players import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
