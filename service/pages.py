@@ -1,8 +1,10 @@
 """The browser front end: HTML pages over the JSON API.
 
 The pages hold no rules and no data access: each one renders a shell from
-web/templates, and its ES module (web/static/js) talks to /api/v1. Only the
-rules pages are rendered here, from the project's own docs/rules at run time.
+web/templates, and its ES module (web/static/js) talks to /api/v1. Rendered
+here are only the rules pages, from the project's own docs/rules at run time,
+the API documentation, from the OpenAPI document, and the "How to play" pages'
+example positions, from the engines (service.how_to_play).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from typing import Any
 
 import markdown
 from flask import Blueprint, abort, current_app, render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
-from service import daily
+from service import api_docs, daily, how_to_play
+from service.api.common import api
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 WEB = PROJECT_ROOT / "web"
@@ -97,8 +100,15 @@ def practice_daily(day: str, game: str) -> str:
     )
 
 
+RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
 @blueprint.get("/runs/<run_id>")
 def run(run_id: str) -> str:
+    """A stored run's result page; any other id is a page that does not exist."""
+    store = current_app.extensions["rally"].store
+    if not RUN_ID.fullmatch(run_id) or store.get_run(run_id) is None:
+        abort(404)
     return render_template("run.html", run_id=run_id)
 
 
@@ -112,6 +122,18 @@ def practice() -> str:
     return render_template("practice.html")
 
 
+@blueprint.get("/how-to-play/<game>")
+def how_to_play_page(game: str) -> str:
+    """A minute's read per game, drawn with the play page's boards on example positions."""
+    return render_template(
+        "how_to_play.html",
+        game=known_game(game),
+        title=GAMES[game].title,
+        examples=how_to_play.examples(game),
+        today=daily.today().isoformat(),
+    )
+
+
 @blueprint.get("/rules/<game>")
 def rules(game: str) -> str:
     source = RULES_DIR / f"{known_game(game)}.md"
@@ -120,6 +142,26 @@ def rules(game: str) -> str:
     html = markdown.markdown(source.read_text(encoding="utf-8"), extensions=MARKDOWN_EXTENSIONS)
     # The document is the project's own file, so its HTML is trusted.
     return render_template("rules.html", game=game, title=GAMES[game].title, body=Markup(html))
+
+
+@blueprint.app_template_filter("inline_markdown")
+def inline_markdown(text: str) -> Markup:
+    """The API's descriptions mark code with backticks; everything else is plain text."""
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
+
+
+@blueprint.get("/docs/api")
+def api_reference() -> str:
+    """The OpenAPI document rendered for people, by the app itself (nothing from elsewhere)."""
+    document = api.document(current_app.config["MAX_CONTENT_LENGTH"])
+    return render_template(
+        "api_docs.html",
+        info=document["info"],
+        base=document["servers"][0]["url"],
+        operations=api_docs.operations(document),
+        schemas=api_docs.schemas(document),
+        describe=api_docs.describe,
+    )
 
 
 @blueprint.errorhandler(404)

@@ -1,5 +1,6 @@
 // Crazy Rally board: car sheet, setup pairs, the timed test round, the hand and
 // the revealed track card. Offers only the choices found in legal_actions.
+import { legendBox } from "../legend.js";
 import { clear, h, restoreFocus } from "../ui.js";
 import { tiebreakText as describeTiebreak } from "../tiebreaks.js";
 
@@ -16,6 +17,21 @@ const OUTCOMES = {
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const points = (n) => `${n} point${n === 1 ? "" : "s"}`;
 
+
+// Everything drawn on the board, for its "?" and the "How to play" page.
+export function legend() {
+  return [
+    [h("span", { class: "legend-sign" }, "9"), "Track card, white: the highest speed you may pass it at. Red: the lowest. Missing it costs manoeuvrability: its difficulty plus the difference."],
+    ["◆", "Difficulty of a track card: manoeuvrability lost when you pass it too fast (white) or too slow (red)."],
+    ["✖", "Damage of a track card: body lost if you crash on it (manoeuvrability below 0). A crash also stops the car: speed 0."],
+    ["⚑", "Start flag: the first two track cards always carry one."],
+    ["▲ ▼", "An adjustment card accelerates by ▲ or brakes by ▼. Purple cards change the speed by 3 and cost 1 body; above the car's maximum speed the speed is cut to it, for 1 body."],
+    [SYMBOLS.tyre[0], "Tyre: +1 maximum speed, once the card is fitted to the car in the setup."],
+    [SYMBOLS.wheel[0], "Steering wheel: +1 manoeuvrability, once fitted."],
+    [SYMBOLS.nut[0], "Nut: +1 body, once fitted. In the hand during the race the symbols no longer count."],
+    ["Event", "Event card: after your card, +1 speed, −1 speed or draw two cards. Each one kept to the end is worth a point."],
+  ];
+}
 
 function cardData(view, id) {
   return [...(view?.hand || []), ...(view?.events || []), ...(view?.setup?.pair || [])].find((c) => c.id === id);
@@ -35,29 +51,29 @@ function symbolList(symbols) {
     h("li", { title: SYMBOLS[s][1] }, h("span", { "aria-hidden": "true" }, SYMBOLS[s][0]), ` ${s}`)));
 }
 
-function cardLabel(card) {
-  if (card.kind === "event") return `${card.colour} event card ${card.id}: ${EFFECTS[card.effect]}`;
-  return `${card.colour} card ${card.id}: speed up ${card.speed_up}, brake ${card.braking}, symbols ${card.symbols.join(", ")}`;
-}
+// A symbol with its words for a screen reader: its accessible name is what it shows.
+const spoken = (symbol, words) => [h("span", { "aria-hidden": "true" }, symbol), h("span", { class: "sr-only" }, words)];
 
-function cardFace(card) {
+// A card's face is also its accessible name. The symbols count only when a card is fitted
+// to the car in the setup: in the hand during the race they are left off.
+function cardFace(card, withSymbols) {
   if (card.kind === "event") {
-    return [h("span", { class: "card-kind" }, `Event · ${card.colour}`), h("strong", { class: "card-effect" }, EFFECTS[card.effect]), h("span", { class: "card-id" }, card.id)];
+    return [h("span", { class: "card-kind" }, `Event · ${card.colour}`, h("span", { class: "sr-only" }, ":")), h("strong", { class: "card-effect" }, EFFECTS[card.effect]), h("span", { class: "card-id" }, card.id)];
   }
   return [
-    h("span", { class: "card-kind" }, cap(card.colour)),
-    h("span", { class: "card-values" }, h("span", {}, `▲ +${card.speed_up}`), h("span", {}, `▼ −${card.braking}`)),
-    symbolList(card.symbols),
+    h("span", { class: "card-kind" }, cap(card.colour), h("span", { class: "sr-only" }, " card:")),
+    h("span", { class: "card-values" }, h("span", {}, spoken("▲", "speed up"), ` +${card.speed_up}`), h("span", {}, spoken("▼", ", brake"), ` −${card.braking}`)),
+    withSymbols ? symbolList(card.symbols) : null,
     h("span", { class: "card-id" }, card.id),
   ];
 }
 
-function cardButton(card, { pressed, focusKey, onclick, disabled, primary }) {
+function cardButton(card, { pressed, focusKey, onclick, disabled, primary, withSymbols = false }) {
   return h("button", {
-    type: "button", class: `card ${card.kind} ${card.colour}`, "aria-label": cardLabel(card),
+    type: "button", class: `card ${card.kind} ${card.colour}`,
     "aria-pressed": pressed === undefined ? null : String(pressed), "data-focus-key": focusKey,
     "data-primary": primary || null, disabled, onclick,
-  }, cardFace(card), pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
+  }, cardFace(card, withSymbols), pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
 }
 
 function trackCard(card, extra = "") {
@@ -75,8 +91,8 @@ function stat(label, value, note) {
 }
 
 function carSheet(view) {
-  return h("section", { class: "panel", "aria-label": "Car sheet" },
-    h("h2", {}, "Car sheet"),
+  return h("section", { class: "panel car-sheet", "aria-label": "Car sheet" },
+    h("div", { class: "row spread" }, h("h2", {}, "Car sheet"), legendBox(legend())),
     h("div", { class: "stat-row" },
       stat("Max speed", view.car.max_speed),
       // A soft hyphen lets the longest label break inside its narrow box.
@@ -104,11 +120,13 @@ function lastTurn(last) {
     h("div", { class: "row" }, trackCard(last.track, "revealed "), h("ul", { class: "log" }, notes.map((n) => h("li", {}, n)))));
 }
 
-export function createBoard(root, { interactive, onPlay }) {
+// testRound: on a daily, {seen(), markSeen()} of its test round on this device (shown once).
+export function createBoard(root, { interactive, onPlay, testRound = null }) {
   let view = null;
   let legal = [];
   let choice = { card: null, mode: null, event: null };
   let previewTimer = null;
+  let previewAt = null; // the track card the test round shows, once it has begun
   let busy = false;
 
   const act = (action) => { if (interactive && !busy) onPlay([action]); };
@@ -123,14 +141,16 @@ export function createBoard(root, { interactive, onPlay }) {
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
       h("div", { class: "hand" }, pair.map((card, i) => {
         const action = legal.find((a) => a.type === "apply" && a.card === card.id);
-        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action) });
+        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action), withSymbols: true });
       })),
       applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
   }
 
-  // The test round: card i face up, the cards before it already hidden again.
+  // The test round: card i face up, the cards before it already hidden again. It runs at a
+  // fixed pace; a redraw meanwhile (a saved name, say) carries on where it was.
   function showPreviewCard(stage, i) {
     const track = view.track;
+    previewAt = i;
     const strip = h("ol", { class: "preview-strip", "aria-hidden": "true" }, track.map((_, k) =>
       h("li", { class: k === i ? "now" : k < i ? "seen" : "" }, k + 1)));
     if (i >= track.length) {
@@ -141,6 +161,16 @@ export function createBoard(root, { interactive, onPlay }) {
     previewTimer = setTimeout(() => showPreviewCard(stage, i + 1), PREVIEW_MS);
   }
 
+  // Whether the track may be shown (again): a daily's test round is shown once only, as
+  // the rulebook's memory test forbids a second look (a reload included).
+  function testRoundOpen() {
+    if (!testRound) return true;
+    if (previewAt !== null) return true;
+    if (testRound.seen()) return false;
+    testRound.markSeen();
+    return true;
+  }
+
   function previewPanel() {
     if (!interactive) {
       return h("section", { class: "panel", "aria-label": "Test round" }, h("h2", {}, "Test round: the whole track"),
@@ -148,14 +178,19 @@ export function createBoard(root, { interactive, onPlay }) {
     }
     const stage = h("div", { class: "preview-stage", "aria-live": "polite" });
     const start = legal.find((a) => a.type === "start");
+    const open = testRoundOpen();
+    const again = testRound ? null
+      : h("button", { type: "button", "data-focus-key": "replay-preview", onclick: () => { clearTimeout(previewTimer); showPreviewCard(stage, 0); } }, "Show the track again");
     const panel = h("section", { class: "panel", "aria-label": "Test round" },
       h("h2", {}, "Test round: memorise the track"),
-      h("p", {}, "Each of the fourteen track cards is shown briefly, in order, then hidden."),
+      h("p", {}, testRound
+        ? "Each of the fourteen track cards is shown once, in order, for a moment each, then hidden: on a daily the track is never shown again."
+        : "Each of the fourteen track cards is shown briefly, in order, then hidden."),
       stage,
-      h("div", { class: "actions" },
-        h("button", { type: "button", "data-focus-key": "replay-preview", onclick: () => { clearTimeout(previewTimer); showPreviewCard(stage, 0); } }, "Show the track again"),
+      h("div", { class: "actions" }, again,
         h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "start", disabled: !start, onclick: () => act(start) }, "Start the race")));
-    showPreviewCard(stage, 0);
+    if (open) showPreviewCard(stage, previewAt ?? 0);
+    else clear(stage, h("p", { class: "hidden-track" }, "The track was shown once on this daily and stays hidden. Race it from memory!"));
     return panel;
   }
 
@@ -181,6 +216,7 @@ export function createBoard(root, { interactive, onPlay }) {
       h("h2", {}, `Turn ${view.turn + 1}: play one adjustment card`),
       view.drawn.length ? h("p", { class: "muted" }, `Drawn this turn: ${view.drawn.join(", ")}${view.redrawn.length ? ` (the hand ${view.redrawn.join(", ")} had no adjustment card and was replaced)` : ""}.`) : null,
       h("h3", { id: "hand-title" }, "Hand"),
+      view.turn === 0 ? h("p", { class: "muted small" }, "Your hand starts with the three setup cards you did not fit to the car; their symbols no longer count, only their ▲ and ▼.") : null,
       h("div", { class: "hand", role: "group", "aria-labelledby": "hand-title" }, view.hand.map((card, i) => {
         const playable = offered("card", {}).includes(card.id);
         return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id) });
@@ -221,6 +257,7 @@ export function createBoard(root, { interactive, onPlay }) {
     show(state) {
       const fresh = !view || view.turn !== state.view.turn || view.phase !== state.view.phase;
       view = state.view;
+      if (view.phase !== "preview") previewAt = null;
       legal = state.legal_actions;
       if (fresh) choice = { card: null, mode: null, event: null };
       draw();
