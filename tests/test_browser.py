@@ -27,7 +27,10 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright
 
 from puzzles import GAMES
+from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
+from puzzles.crazy_rally_rules import speed_after_cards
 from puzzles.playout import random_playout, seeded_chooser
+from puzzles.rallye_raser_track import card_index, lane_fits
 from service import daily, players
 from service.app import create_app
 from service.clock import Clock
@@ -38,10 +41,13 @@ from solver.rallye_raser_players import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
+    CONFIRM_DRIVE,
     LOOPBACK,
     STEP_TIMEOUT_MS,
     PageWatch,
     chromium_path,
+    click_action,
+    confirms,
     expect_moves,
     held_back,
     key,
@@ -263,8 +269,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     ahead = settled_prefix(game, witness, stale + 1)
     play_through_ui(other, game, witness[half:ahead], already=half)
     for action in witness[half:stale]:
-        for selector in CLICKS[game](action):
-            page.locator(selector).click()
+        click_action(page, game, action)
     expect_moves(page, ahead)
     moved_on = "went on in another tab or on another device"
     expect(page.locator("#messages")).to_contain_text(moved_on)
@@ -631,6 +636,8 @@ def test_on_a_phone_the_car_stays_in_sight_above_the_tray_when_it_drives(open_pa
     page.evaluate("y => window.scrollBy(0, y)", car.bounding_box()["y"])
     # Clicked in the page: Playwright's own click would scroll on its own.
     page.locator(key("move")).evaluate("button => button.click()")
+    if page.locator(CONFIRM_DRIVE).count():
+        page.locator(CONFIRM_DRIVE).evaluate("button => button.click()")
     expect_moves(page, drives[1] + 1)
     wait_until_idle(page)
     # Smoothly, unless the browser prefers reduced motion: wait for it to get there.
@@ -709,6 +716,8 @@ def test_a_few_turns_with_the_keyboard_alone(game: str, open_page: OpenPage):
     for number, action in enumerate(actions, start=1):
         for selector in CLICKS[game](action):
             press(page, selector)
+        if confirms(game, action) and page.locator(CONFIRM_DRIVE).count():
+            press(page, CONFIRM_DRIVE)
         if not held_back(game, action):
             expect_moves(page, number)
             wait_until_idle(page)
@@ -751,6 +760,100 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     assert page.evaluate(focused) == wanted
     page.keyboard.press("Enter")
     expect_moves(page, index + 1)
+
+
+DRIVE_WARNINGS = ("loss_of_control", "engine_damage", "gear_check")
+
+
+def check_rallye_raser_warnings(page: Page, state: Any, action: dict[str, Any]) -> set[str]:
+    """Before the action is played: the fields of its die, or the drive, warn exactly of
+    what the engine would do. The kinds warned of are returned."""
+    engine = GAMES["rallye-raser"]
+    if action["type"] == "place":
+        page.locator(key(f"die:{action['die']}")).click()
+        value = state["pool"][action["die"]]
+        targets = [a for a in engine.legal_actions(state) if a.get("die") == action["die"]]
+        warned: set[str] = set()
+        for target in (t for t in targets if t["type"] == "place"):
+            field = page.locator(key(f"field:{target['row']}:{target['lane']}"))
+            stakes = set((field.get_attribute("data-stakes") or "").split())
+            assert ("loss_of_control" in stakes) == (not lane_fits(target["lane"], value))
+            on_b = card_index(state["card_starts"], target["row"]) == state["card_a"] + 1
+            finish = target["row"] >= state["card_starts"][-1]
+            assert ("gear_check" in stakes) == (on_b and not finish)
+            warned |= stakes
+        page.locator(key(f"die:{action['die']}")).click()  # chosen again below, by its clicks
+        return warned
+    if action["type"] == "move":
+        events = {event["type"] for event in engine.apply(state, action)["last_round"]}
+        shown = set(
+            page.locator("#board .drive-stakes li").evaluate_all(
+                "items => items.map((item) => item.dataset.kind)"
+            )
+        )
+        for kind in DRIVE_WARNINGS:
+            assert (kind in shown) == (kind in events), kind
+        return shown
+    return set()
+
+
+def test_rallye_raser_warns_before_a_choice_exactly_when_the_engine_would_punish_it(
+    open_page: OpenPage,
+):
+    game, seed = "rallye-raser", "browser-stakes"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)[:60]
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    warned: set[str] = set()
+    state = engine.new_game(seed)
+    for number, action in enumerate(actions, start=1):
+        if not held_back(game, action):
+            warned |= check_rallye_raser_warnings(page, state, action)
+        play_through_ui(page, game, [action], already=number - 1)
+        state = engine.apply(state, action)
+    assert {"loss_of_control", "fits", "engine_damage", "gear_check"} <= warned
+
+
+def test_crazy_rally_says_the_speed_and_body_a_turn_costs_before_it_is_played(
+    open_page: OpenPage,
+):
+    game, seed = "crazy-rally", "browser-stakes"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    state = engine.new_game(seed)
+    warned: set[str] = set()
+    for number, action in enumerate(actions, start=1):
+        if action["type"] == "drive":
+            *choices, drive = CLICKS[game](action)
+            for selector in choices:
+                page.locator(selector).click()
+            card = ADJUSTMENTS[action["card"]]
+            effect = EVENTS[action["event"]].effect if action["event"] else None
+            speed, _ = speed_after_cards(
+                state["speed"],
+                card,
+                action["mode"] == "accelerate",
+                effect,
+                state["car"]["max_speed"],
+            )
+            turn = engine.apply(state, action)["last"]
+            said = page.locator("#board .drive-stakes li")
+            expect(said.first).to_have_text(f"Speed {state['speed']} → {speed}.")
+            kinds = set(said.evaluate_all("items => items.map((item) => item.dataset.kind)"))
+            assert ("purple" in kinds) == bool(turn["purple_damage"])
+            assert ("clamp" in kinds) == bool(turn["clamps"])
+            warned |= kinds
+            page.locator(drive).click()
+            expect_moves(page, number)
+            wait_until_idle(page)
+        else:
+            play_through_ui(page, game, [action], already=number - 1)
+        state = engine.apply(state, action)
+    assert "purple" in warned
+    expect(page.locator("#board .car-sheet")).not_to_contain_text("Score now")
 
 
 def test_a_dailys_test_round_shows_the_track_once(open_page: OpenPage, solved_daily: DailyOf):

@@ -68,13 +68,19 @@ function cardFace(card, withSymbols) {
   ];
 }
 
-function cardButton(card, { pressed, focusKey, onclick, disabled, primary, withSymbols = false }) {
+// stakes: lines saying what playing the card does, as the server says it.
+function cardButton(card, { pressed, focusKey, onclick, disabled, primary, withSymbols = false, stakes = [] }) {
   return h("button", {
     type: "button", class: `card ${card.kind} ${card.colour}`,
     "aria-pressed": pressed === undefined ? null : String(pressed), "data-focus-key": focusKey,
     "data-primary": primary || null, disabled, onclick,
-  }, cardFace(card, withSymbols), pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
+  }, cardFace(card, withSymbols),
+  stakes.length ? h("span", { class: "card-stakes" }, stakes.map((line) => h("span", { class: line.warn ? "warn" : null }, h("span", { class: "sr-only" }, "; "), line.text))) : null,
+  pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
 }
+
+// Notes that cost the car something (body), rather than inform.
+const WARNINGS = new Set(["purple", "clamp", "eliminated", "event"]);
 
 function trackCard(card, extra = "") {
   const kind = card.colour === "red" ? "minimum" : "maximum";
@@ -82,7 +88,7 @@ function trackCard(card, extra = "") {
   return h("div", { class: `track-card ${card.colour}`, role: "img", "aria-label": label },
     h("span", { class: "sign", "aria-hidden": "true" }, card.speed),
     h("span", { class: "sign-kind", "aria-hidden": "true" }, card.colour === "red" ? "min" : "max"),
-    h("span", { class: "track-facts", "aria-hidden": "true" }, `◆ ${card.difficulty} · ✖ ${card.damage}`),
+    h("span", { class: "track-facts", "aria-hidden": "true" }, h("span", {}, `◆ ${card.difficulty} difficulty`), h("span", {}, `✖ ${card.damage} damage`)),
     card.flag ? h("span", { class: "flag", "aria-hidden": "true" }, "⚑") : null);
 }
 
@@ -90,7 +96,7 @@ function stat(label, value, note) {
   return h("div", { class: "stat" }, h("span", {}, label), h("b", {}, value), note ? h("span", {}, note) : null);
 }
 
-function carSheet(view) {
+function carSheet(view, scoreNow) {
   return h("section", { class: "panel car-sheet", "aria-label": "Car sheet" },
     h("div", { class: "row spread" }, h("h2", {}, "Car sheet"), legendBox(legend())),
     h("div", { class: "stat-row" },
@@ -100,6 +106,7 @@ function carSheet(view) {
       stat("Body", view.body, `of ${view.car.body}`),
       stat("Speed", view.speed),
       stat("Distance", view.distance),
+      view.phase === "race" && scoreNow !== null ? stat("Score now", scoreNow, "distance + events kept") : null,
       stat("Track card", view.phase === "race" ? `${view.turn + 1}/${view.track_length}` : `${view.turn}/${view.track_length}`)));
 }
 
@@ -124,12 +131,25 @@ function lastTurn(last) {
 export function createBoard(root, { interactive, onPlay, testRound = null }) {
   let view = null;
   let legal = [];
+  let notes = new Map(); // legal action -> what it does, as the server says (its stakes)
+  let scoreNow = null;
   let choice = { card: null, mode: null, event: null };
   let previewTimer = null;
   let previewAt = null; // the track card the test round shows, once it has begun
   let busy = false;
 
   const act = (action) => { if (interactive && !busy) onPlay([action]); };
+  const notesOf = (action) => (action && notes.get(action)) || [];
+  const lines = (said) => said.map((n) => ({ text: n.text, warn: WARNINGS.has(n.kind) }));
+  // What a card does played each way without an event: the speed after it and its costs.
+  function handStakes(card) {
+    const ways = ["accelerate", "brake"].map((mode) => drives().find((a) => a.card === card.id && a.mode === mode && a.event === null));
+    return ways.filter(Boolean).map((action) => {
+      const said = notesOf(action);
+      const arrow = action.mode === "accelerate" ? "▲" : "▼";
+      return { text: `${arrow} ${said.map((n) => n.text).join(", ")}`, warn: said.some((n) => WARNINGS.has(n.kind)) };
+    });
+  }
   const drives = () => legal.filter((a) => a.type === "drive");
   const offered = (key, partial) => [...new Set(drives().filter((a) =>
     Object.entries(partial).every(([k, v]) => a[k] === v)).map((a) => a[key]))];
@@ -141,7 +161,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
       h("div", { class: "hand" }, pair.map((card, i) => {
         const action = legal.find((a) => a.type === "apply" && a.card === card.id);
-        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action), withSymbols: true });
+        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action), withSymbols: true, stakes: lines(notesOf(action)) });
       })),
       applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
   }
@@ -219,7 +239,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       view.turn === 0 ? h("p", { class: "muted small" }, "Your hand starts with the three setup cards you did not fit to the car; their symbols no longer count, only their ▲ and ▼.") : null,
       h("div", { class: "hand", role: "group", "aria-labelledby": "hand-title" }, view.hand.map((card, i) => {
         const playable = offered("card", {}).includes(card.id);
-        return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id) });
+        return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id), stakes: handStakes(card) });
       })),
       interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
         modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
@@ -230,6 +250,8 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
           view.events.map((card) => cardButton(card, { pressed: interactive ? choice.event === card.id : undefined, focusKey: `event:${card.id}`,
             disabled: !interactive || !events.includes(card.id), onclick: () => pick("event", card.id) })))
         : h("p", { class: "muted" }, `No event cards in hand. Each one kept to the end is worth ${points(view.event_bonus)}.`),
+      action ? h("ul", { class: "log drive-stakes", "aria-label": "What this turn's cards do" }, notesOf(action).map((n) =>
+        h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`))) : null,
       interactive ? h("div", { class: "actions" },
         h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
           action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null);
@@ -250,7 +272,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
 
   function draw() {
     clearTimeout(previewTimer);
-    clear(root, h("div", { class: "cr-board" }, carSheet(view), lastTurn(view.last), phasePanel()));
+    clear(root, h("div", { class: "cr-board" }, carSheet(view, scoreNow), lastTurn(view.last), phasePanel()));
   }
 
   return {
@@ -259,6 +281,8 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       view = state.view;
       if (view.phase !== "preview") previewAt = null;
       legal = state.legal_actions;
+      notes = new Map(legal.map((action, i) => [action, state.stakes?.actions[i] || []]));
+      scoreNow = state.stakes?.score_now ?? null;
       if (fresh) choice = { card: null, mode: null, event: null };
       draw();
     },
