@@ -24,7 +24,15 @@ from typing import Any
 from urllib.request import urlopen
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Route,
+    expect,
+    sync_playwright,
+)
+from playwright.sync_api import Error as PlaywrightError
 
 from puzzles import GAMES
 from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
@@ -649,6 +657,68 @@ def test_on_a_phone_the_car_stays_in_sight_above_the_tray_when_it_drives(open_pa
         }""",
         timeout=STEP_TIMEOUT_MS,
     )
+
+
+PHONE = {"width": 390, "height": 844}
+# Which of the selectors' elements are not wholly on screen, or are covered (by a deck or
+# a sheet that stays on screen): none, when everything the step needs is in view.
+OUT_OF_VIEW = """(selectors) => selectors.flatMap((selector) =>
+  [...document.querySelectorAll(selector)].map((element) => {
+    const box = element.getBoundingClientRect();
+    const inside = box.top >= 0 && box.bottom <= innerHeight
+      && box.left >= 0 && box.right <= innerWidth;
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    const seen = inside && hit && (hit === element || element.contains(hit));
+    return seen ? null : `${selector} at ${Math.round(box.top)}..${Math.round(box.bottom)}`;
+  }).concat(document.querySelector(selector) ? [] : [`no ${selector}`])).filter(Boolean)"""
+
+
+def expect_in_view(page: Page, selectors: list[str], step: str) -> None:
+    """Every element of the selectors is in view together, without the test scrolling
+    (a smooth scroll of the page's own is waited for)."""
+    try:
+        page.wait_for_function(f"(s) => ({OUT_OF_VIEW})(s).length === 0", arg=selectors)
+    except PlaywrightError:
+        raise AssertionError(f"{step}: {page.evaluate(OUT_OF_VIEW, selectors)}") from None
+
+
+def rallye_raser_step_view(action: dict[str, Any]) -> list[str]:
+    dials = ["#board .rr-dials .dial"]
+    if action["type"] in ("gear", "roll"):
+        return ["#board .has-car", *dials, key("roll")]
+    return ["#board .has-car", *dials, key("reroll"), key("move")]
+
+
+def crazy_rally_step_view(action: dict[str, Any]) -> list[str]:
+    sheet = ["#board .car-sheet .stat"]
+    if action["type"] == "apply":
+        return [*sheet, '#board [data-focus-key^="apply:"]']
+    if action["type"] == "start":
+        return [*sheet, key("start")]
+    return [*sheet, '#board [data-focus-key^="card:"]', key("drive")]
+
+
+def test_on_a_phone_each_step_of_a_whole_game_is_in_view_without_scrolling(
+    open_page: OpenPage,
+):
+    for game, actions in (
+        ("rallye-raser", heuristic_actions("browser-phone")),
+        ("crazy-rally", practice_run("crazy-rally", "browser-phone")),
+    ):
+        page = open_page(f"/play/{game}/browser-phone", width=PHONE["width"])
+        page.set_viewport_size(PHONE)
+        wait_until_idle(page)
+        views = {"rallye-raser": rallye_raser_step_view, "crazy-rally": crazy_rally_step_view}
+        for number, action in enumerate(actions, start=1):
+            expect_in_view(page, views[game](action), f"{game} before move {number}")
+            if action["type"] == "place":
+                page.locator(key(f"die:{action['die']}")).click()
+                fields = ["#board .has-car", "#board .cell.target", key("move")]
+                expect_in_view(page, fields, f"{game} move {number}, a die chosen")
+                page.locator(key(f"die:{action['die']}")).click()
+            play_through_ui(page, game, [action], already=number - 1)
+        screenshot(page, f"phone-{game}-over-390")
+        page.context.close()
 
 
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):

@@ -207,7 +207,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
         ? "Each of the fourteen track cards is shown once, in order, for a moment each, then hidden: on a daily the track is never shown again."
         : "Each of the fourteen track cards is shown briefly, in order, then hidden."),
       stage,
-      h("div", { class: "actions" }, again,
+      h("div", { class: "actions cr-actions" }, again,
         h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "start", disabled: !start, onclick: () => act(start) }, "Start the race")));
     if (open) showPreviewCard(stage, previewAt ?? 0);
     else clear(stage, h("p", { class: "hidden-track" }, "The track was shown once on this daily and stays hidden. Race it from memory!"));
@@ -241,8 +241,6 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
         const playable = offered("card", {}).includes(card.id);
         return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id), stakes: handStakes(card) });
       })),
-      interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
-        modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
       h("h3", { id: "events-title" }, "Event cards"),
       view.events.length
         ? h("div", { class: "hand", role: "group", "aria-labelledby": "events-title" },
@@ -250,11 +248,15 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
           view.events.map((card) => cardButton(card, { pressed: interactive ? choice.event === card.id : undefined, focusKey: `event:${card.id}`,
             disabled: !interactive || !events.includes(card.id), onclick: () => pick("event", card.id) })))
         : h("p", { class: "muted" }, `No event cards in hand. Each one kept to the end is worth ${points(view.event_bonus)}.`),
-      action ? h("ul", { class: "log drive-stakes", "aria-label": "What this turn's cards do" }, notesOf(action).map((n) =>
-        h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`))) : null,
-      interactive ? h("div", { class: "actions" },
-        h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
-          action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null);
+      // The step's buttons: on a phone they stay at the bottom of the screen.
+      h("div", { class: "cr-actions" },
+        interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
+          modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
+        action ? h("ul", { class: "log drive-stakes", "aria-label": "What this turn's cards do" }, notesOf(action).map((n) =>
+          h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`))) : null,
+        interactive ? h("div", { class: "actions" },
+          h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
+            action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null));
   }
 
   function overPanel() {
@@ -272,7 +274,18 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
 
   function draw() {
     clearTimeout(previewTimer);
-    clear(root, h("div", { class: "cr-board" }, carSheet(view, scoreNow), lastTurn(view.last), phasePanel()));
+    const panel = phasePanel();
+    clear(root, h("div", { class: "cr-board" }, carSheet(view, scoreNow), lastTurn(view.last), panel));
+    keepInSight(panel);
+  }
+
+  // On a phone the car sheet stays at the top of the screen: the step's panel is scrolled
+  // up to just below it, so the hand and the step's buttons are in view together.
+  function keepInSight(panel) {
+    const sheet = root.querySelector(".car-sheet");
+    if (!interactive || getComputedStyle(sheet).position !== "sticky") return;
+    const shift = panel.getBoundingClientRect().top - sheet.offsetHeight - 8;
+    if (Math.abs(shift) > 1) window.scrollBy({ top: shift, behavior: "auto" });
   }
 
   return {

@@ -207,7 +207,7 @@ export function createBoard(root, { interactive, onPlay }) {
     }
     grid.append(h("div", { class: "row-label", "aria-hidden": "true" }),
       ...LANES.map((lane) => h("div", { class: "lane-label" }, h("b", {}, lane), h("small", {}, LANE_DICE[lane]))));
-    return h("div", { class: "road-wrap" }, grid,
+    return h("div", { class: "road-wrap" }, legendBox(legend()), grid,
       h("p", { class: "muted small" }, `${view.cards_remaining} ${view.cards_remaining === 1 ? "card" : "cards"} still in the deck. A die drives the left lane with 1–2, the middle with 3–4, the right with 5–6.`),
       h("ul", { class: "legend small", "aria-hidden": "true" },
         h("li", {}, h("span", { class: "limit-sign inline" }, "2"), " speed limit"),
@@ -216,7 +216,7 @@ export function createBoard(root, { interactive, onPlay }) {
   }
 
   function dials() {
-    return h("div", { class: "dials rr-dials" }, legendBox(legend()),
+    return h("div", { class: "dials rr-dials" },
       dial("Timer", view.timer, "timer"), dial("Control", view.control, "control"), dial("Gear", view.gear, "gear", view.no_upshift ? "no upshift" : null),
       roundDial(), scoreDial());
   }
@@ -318,27 +318,33 @@ export function createBoard(root, { interactive, onPlay }) {
         h("div", { class: "pool", role: "group", "aria-label": "White dice" }, h("span", { class: "tray-label" }, "Dice"),
           view.pool.length ? view.pool.map(poolDie) : h("span", { class: "empty-slot" }, "none left")),
         reserveSlot()),
-      selectedHelp());
+      selectedHelp(),
+      driveControls());
   }
 
-  function routePanel() {
-    if (view.over || view.phase !== "dice") return null;
+  // Reroll and Drive, with what driving now would do (as the engine resolves it).
+  function driveControls() {
     const reroll = legal.find((a) => a.type === "reroll");
     const move = legal.find((a) => a.type === "move");
     const drive = move ? notesOf(move) : [];
     const damaging = drive.some((n) => n.kind === "engine_damage");
-    return h("div", { class: "panel rr-route" },
-      routeList(),
+    return [
       drive.length ? h("div", { class: "drive-stakes" }, h("h3", {}, "If you drive now"),
         h("ul", { class: "log" }, drive.map((n) => h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`)))) : null,
       interactive && confirming && damaging ? h("div", { class: "confirm", role: "group", "aria-label": "Drive with a short route?" },
         h("p", {}, view.route.length ? `Drive with ${view.route.length} of ${view.gear} dice? The engine is damaged: gear 1, no upshift next round.` : "Drive without placing a die? The engine is damaged: gear 1, no upshift next round."),
         h("button", { type: "button", class: "primary", "data-focus-key": "move-confirm", onclick: () => act(move) }, "Drive anyway"),
         h("button", { type: "button", "data-focus-key": "move-cancel", onclick: () => { confirming = false; draw(); restoreFocus(root, "move"); } }, "Keep placing")) : null,
-      interactive ? h("div", { class: "actions" },
+      interactive ? h("div", { class: "actions step-actions" },
         h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
         h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move,
-          onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route")) : null);
+          onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route")) : null,
+    ];
+  }
+
+  function routePanel() {
+    if (view.over || view.phase !== "dice") return null;
+    return h("div", { class: "panel rr-route" }, routeList());
   }
 
   // "Drive" asks first when the route is empty or shorter than the gear.
@@ -367,32 +373,37 @@ export function createBoard(root, { interactive, onPlay }) {
   }
 
   // On a narrow screen the tray stays at the bottom of the screen while the road scrolls by.
+  // The dials, the dice and the buttons of the step form one deck: on a phone it stays at
+  // the bottom of the screen while the road scrolls by above it.
   function draw() {
     clear(root, h("div", { class: "rr-board" },
-      dials(),
       h("div", { class: "rr-road" }, road()),
-      h("div", { class: "rr-tray" }, controls()),
+      h("div", { class: "rr-tray" }, dials(), controls()),
       routePanel(),
       lastRound()));
-    followCar();
+    keepInSight();
   }
 
-  // When the player's car has moved, scroll as little as keeps it on screen: clear of the
-  // tray where the tray stays at the bottom, and low enough to show some road ahead. Never
-  // on the first drawing, so the page does not jump on load, and never in a replay, whose
-  // reader may be looking elsewhere on the page.
-  function followCar() {
+  // Keep the car and the fields it can reach on screen, clear of the deck where the deck
+  // stays at the bottom, scrolling as little as that takes. On a wide screen only once the
+  // car has moved, so the page does not jump on load; never in a replay, whose reader may
+  // be looking elsewhere on the page.
+  function keepInSight() {
     const position = `${view.car.row}:${view.car.lane}`; // rows count from the start of the race
     const moved = carShownAt !== null && position !== carShownAt;
     carShownAt = position;
     const car = root.querySelector(".has-car");
-    if (!interactive || !moved || !car) return;
+    if (!interactive || !car) return;
     const tray = root.querySelector(".rr-tray");
-    const covered = getComputedStyle(tray).position === "sticky" ? tray.offsetHeight : 0;
-    car.style.scrollMarginBottom = `${covered + 8}px`;
-    car.style.scrollMarginTop = `${Math.round(window.innerHeight / 4)}px`;
-    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    car.scrollIntoView({ block: "nearest", behavior: smooth ? "smooth" : "auto" });
+    const docked = getComputedStyle(tray).position === "sticky";
+    if (!docked && !moved) return;
+    const boxes = [car, ...root.querySelectorAll(".cell.target")].map((cell) => cell.getBoundingClientRect());
+    const top = Math.min(...boxes.map((box) => box.top));
+    const bottom = Math.max(...boxes.map((box) => box.bottom));
+    const floor = (docked ? window.innerHeight - tray.offsetHeight : window.innerHeight) - 8;
+    const shift = bottom > floor ? bottom - floor : top < 8 ? top - 8 : 0;
+    const smooth = moved && !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (shift) window.scrollBy({ top: shift, behavior: smooth ? "smooth" : "auto" });
   }
 
   return {
