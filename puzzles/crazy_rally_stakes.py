@@ -76,5 +76,5 @@ def stakes(state: State, legal: list[Action]) -> dict[str, Any]:
     kept = sum(card in EVENTS for card in state["hand"])
     return {
         "score_now": state["distance"] + EVENT_BONUS * kept,
-        "actions": [action_notes(state, action) for action in legal],
+        "notes": [action_notes(state, action) for action in legal],
     }

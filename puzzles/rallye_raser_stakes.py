@@ -155,5 +155,5 @@ def stakes(engine: RallyeRaser, state: State, legal: list[Action]) -> dict[str, 
     """The score if the run finished now (2 × timer + control) and each action's notes."""
     return {
         "score_now": finish_points(state),
-        "actions": [action_notes(engine, state, action) for action in legal],
+        "notes": [action_notes(engine, state, action) for action in legal],
     }

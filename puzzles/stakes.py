@@ -11,7 +11,7 @@ from puzzles.rallye_raser import RallyeRaser
 
 
 def stakes(engine: Game, state: State, legal: list[Action]) -> dict[str, Any]:
-    """{"score_now": the score if the run finished now, "actions": notes per legal action}."""
+    """{"score_now": the score if the run finished now, "notes": notes per legal action}."""
     if isinstance(engine, RallyeRaser):
         return rallye_raser_stakes.stakes(engine, state, legal)
     return crazy_rally_stakes.stakes(state, legal)

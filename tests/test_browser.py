@@ -522,6 +522,60 @@ def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_p
     )
 
 
+SUBMIT_RUN = """async ([game, seed, actions]) => {
+  const answer = await fetch(`/api/v1/puzzles/${game}/${seed}/runs`,
+    {method: "POST", headers: {"Content-Type": "application/json"},
+     body: JSON.stringify({actions})});
+  return answer.json();
+}"""
+
+
+def test_a_run_and_the_optimal_line_replay_side_by_side_with_captions_that_teach(
+    open_page: OpenPage, solved_daily: DailyOf
+):
+    game = "crazy-rally"
+    puzzle = solved_daily(game, daily.today() - timedelta(days=1))
+    actions = practice_run(game, puzzle.seed)
+    page = open_page("/")
+    run = page.evaluate(SUBMIT_RUN, [game, puzzle.seed, actions])
+    page.goto(f"/runs/{run['id']}")
+    pairs = zip(actions, puzzle.witness, strict=False)
+    parting = next(i for i, (one, other) in enumerate(pairs) if one != other)
+    compare = page.locator("#compare")
+    expect(compare).to_contain_text(f"The two lines part at move {parting + 1}")
+    mine, best = page.locator("#replay-run"), page.locator("#replay-best")
+    compare.get_by_role("button", name="Show where they part").click()
+    for replay in (mine, best):
+        expect(replay.locator(".step-label")).to_contain_text(f"Move {parting + 1} of ")
+        expect(replay.locator(".step-label")).to_contain_text("the two lines part here")
+    # Third person for the line that is not the viewer's, with each move's outcome.
+    expect(mine.locator(".step-label")).to_contain_text(": you ")
+    expect(best.locator(".step-label")).to_contain_text(": the optimal line ")
+    drive = next(i for i, action in enumerate(puzzle.witness) if action["type"] == "drive")
+    best.get_by_role("button", name="First step").click()
+    for _ in range(drive + 1):
+        best.get_by_role("button", name="Next move").click()
+    label = best.locator(".step-label")
+    expect(label).to_contain_text(f"Move {drive + 1} of {len(puzzle.witness)}, turn 1")
+    expect(label).to_contain_text(f"the optimal line played {puzzle.witness[drive]['card']} to ")
+    expect(label).to_contain_text(re.compile(r"[Dd]istance \+\d+"))
+    # Stepped together, by turn: the optimal line follows this run to the same turn.
+    page.get_by_label("Step both replays together, by turn").check()
+    mine.get_by_role("button", name="First step").click()
+    expect(label).to_contain_text("Start (0 of")
+    mine.get_by_role("button", name="Next turn").click()
+    expect(label).to_contain_text(", turn 1: the optimal line played ")
+    # Autoplay at the highest speed reaches the end of the line.
+    best.get_by_label("Optimal line: speed").select_option("4")
+    best.get_by_role("button", name="▶ Play").click()
+    done = f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
+    expect(label).to_contain_text(done, timeout=60_000)
+    expect(best.get_by_role("button", name="▶ Play")).to_be_visible()
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"result-replays-{game}-{width}")
+
+
 ATTEMPT_NOW = """async ([day, game]) => {
   const answer = await fetch(`/api/v1/daily/${day}/${game}/attempt`,
     {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"});

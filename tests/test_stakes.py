@@ -23,7 +23,7 @@ def positions(game_name: str, seed: str) -> list[tuple[Any, list[Any], list[list
     found = []
     for action in actions:
         legal = engine.legal_actions(state)
-        found.append((state, legal, stakes(engine, state, legal)["actions"]))
+        found.append((state, legal, stakes(engine, state, legal)["notes"]))
         state = engine.apply(state, action)
     return found
 

@@ -184,13 +184,13 @@ ENGINE_STATE_PROPERTIES = {
     "stakes": {
         "type": "object",
         "description": "What each legal action costs or does, said before it is played",
-        "required": ["score_now", "actions"],
+        "required": ["score_now", "notes"],
         "properties": {
             "score_now": {
                 "type": "integer",
                 "description": "The score the run would have if it finished now",
             },
-            "actions": {
+            "notes": {
                 "type": "array",
                 "description": "One list of notes per legal action, in the same order",
                 "items": {

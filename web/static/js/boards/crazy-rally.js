@@ -46,6 +46,35 @@ export function describeAction(action, viewBefore) {
   return `${action.mode} with card ${action.card}${value}${event}`;
 }
 
+// The move in the past tense, without its subject: a replay says who ("you", "the
+// optimal line") in front of it.
+export function describeMove(action, viewBefore) {
+  if (action.type === "apply") return `fitted card ${action.card} to the car (its pair partner went to the hand)`;
+  if (action.type === "start") return "started the race after the test round";
+  const card = cardData(viewBefore, action.card);
+  const value = card ? ` (${action.mode === "accelerate" ? `+${card.speed_up}` : `−${card.braking}`})` : "";
+  const event = action.event ? `, with event ${action.event}${cardData(viewBefore, action.event) ? ` (${EFFECTS[cardData(viewBefore, action.event).effect]})` : ""}` : "";
+  return `played ${action.card} to ${action.mode}${value}${event}`;
+}
+
+// What a turn did, from the view after it: "too fast on card 7: manoeuvrability −3".
+export function describeOutcome(action, before, after) {
+  const last = after?.last;
+  if (action.type !== "drive" || !last) return "";
+  const card = `card ${after.turn}`;
+  const parts = [];
+  if (last.purple_damage) parts.push(`purple card: body −${last.purple_damage}`);
+  if (last.clamps) parts.push(`over the maximum speed: body −${last.clamps}`);
+  if (last.too_fast) parts.push(`too fast on ${card}: manoeuvrability −${last.manoeuvrability_loss}`);
+  if (last.too_slow) parts.push(`too slow on ${card}: manoeuvrability −${last.manoeuvrability_loss}`);
+  if (last.crashed) parts.push(`crash on ${card}: speed 0, body −${last.crash_damage}`);
+  parts.push(`distance +${last.gained}`);
+  return parts.join("; ");
+}
+
+// A turn ends with the drive: replays step and align by turn.
+export const TURN = { name: "turn", ends: (action) => action.type === "drive" };
+
 function symbolList(symbols) {
   return h("ul", { class: "symbols" }, symbols.map((s) =>
     h("li", { title: SYMBOLS[s][1] }, h("span", { "aria-hidden": "true" }, SYMBOLS[s][0]), ` ${s}`)));
@@ -110,9 +139,10 @@ function carSheet(view, scoreNow) {
       stat("Track card", view.phase === "race" ? `${view.turn + 1}/${view.track_length}` : `${view.turn}/${view.track_length}`)));
 }
 
-function lastTurn(last) {
+// actor: who played, capitalised ("You", "The optimal line").
+function lastTurn(last, actor) {
   if (!last) return null;
-  const notes = [`You played ${last.card} to ${last.mode}${last.event ? ` and event ${last.event}` : ""}.`];
+  const notes = [`${actor} played ${last.card} to ${last.mode}${last.event ? ` and event ${last.event}` : ""}.`];
   if (last.purple_damage) notes.push(`The purple card cost ${last.purple_damage} body.`);
   if (last.clamps) notes.push(`Above the maximum speed: cut back, ${last.clamps} body lost.`);
   if (last.too_fast) notes.push(`Too fast by ${last.too_fast}: slowed to ${last.track.speed}.`);
@@ -128,7 +158,8 @@ function lastTurn(last) {
 }
 
 // testRound: on a daily, {seen(), markSeen()} of its test round on this device (shown once).
-export function createBoard(root, { interactive, onPlay, testRound = null }) {
+// actor: who plays, as the board names them ("You", or in a replay "The optimal line").
+export function createBoard(root, { interactive, onPlay, testRound = null, actor = "You" }) {
   let view = null;
   let legal = [];
   let notes = new Map(); // legal action -> what it does, as the server says (its stakes)
@@ -157,7 +188,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
   function setupPanel() {
     const { colour, pair, applied } = view.setup;
     return h("section", { class: "panel", "aria-label": "Adjustment phase" },
-      h("h2", {}, `Fit a ${colour} card to your car`),
+      h("h2", {}, `Fit a ${colour} card to the car`),
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
       h("div", { class: "hand" }, pair.map((card, i) => {
         const action = legal.find((a) => a.type === "apply" && a.card === card.id);
@@ -275,7 +306,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
   function draw() {
     clearTimeout(previewTimer);
     const panel = phasePanel();
-    clear(root, h("div", { class: "cr-board" }, carSheet(view, scoreNow), lastTurn(view.last), panel));
+    clear(root, h("div", { class: "cr-board" }, carSheet(view, scoreNow), lastTurn(view.last, actor), panel));
     keepInSight(panel);
   }
 
@@ -294,7 +325,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       view = state.view;
       if (view.phase !== "preview") previewAt = null;
       legal = state.legal_actions;
-      notes = new Map(legal.map((action, i) => [action, state.stakes?.actions[i] || []]));
+      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes[i] || []]));
       scoreNow = state.stakes?.score_now ?? null;
       if (fresh) choice = { card: null, mode: null, event: null };
       draw();

@@ -56,12 +56,52 @@ export function describeAction(action, before) {
   }
 }
 
-function lastRoundText(event) {
+// The move in the past tense, without its subject: a replay says who ("you", "the
+// optimal line") in front of it.
+export function describeMove(action, before) {
+  const pool = before?.pool || [];
+  switch (action.type) {
+    case "gear": return `shifted to gear ${action.gear}`;
+    case "roll": return "rolled the dice";
+    case "reroll": return "rerolled the unused dice";
+    case "place": return `placed the ${pool[action.die] ?? "die"} on ${fieldName(action.row, action.lane)}`;
+    case "reserve": return `reserved the ${pool[action.die] ?? "die"}`;
+    case "place_reserve": return `placed the reserved ${before?.reserve ?? "die"} on ${fieldName(action.row, action.lane)}`;
+    case "modify": return `spent the reserve on route die ${action.step + 1} (${action.delta > 0 ? "up" : "down"} by ${before?.reserve ?? "its value"})`;
+    case "control": return `spent 1 control: route die ${action.step + 1} ${signed(action.delta)}`;
+    case "move": return "drove the route";
+    default: return action.type;
+  }
+}
+
+// What a move did, from the views before and after it: "loss of control: timer 6 → 5".
+export function describeOutcome(action, before, after) {
+  if (action.type !== "move" || !before || !after) return "";
+  const parts = after.last_round.map((event) => {
+    switch (event.type) {
+      case "loss_of_control": return `loss of control on ${fieldName(event.row, event.lane)}`;
+      case "gasfuss": return `Gasfuss at speed limit ${event.limit}: gear ${event.limit}`;
+      case "engine_damage": return "engine damage: gear 1";
+      case "card_advance": return after.card_b ? "card B reached, a new card drawn" : "card B reached, no card left to draw";
+      case "gear_check": return `gear check in gear ${event.gear}`;
+      case "finish": return event.perfect ? "a perfect finish" : "an unclean finish";
+      default: return event.type;
+    }
+  });
+  if (after.timer !== before.timer) parts.push(`timer ${before.timer} → ${after.timer}`);
+  if (after.control !== before.control) parts.push(`control ${before.control} → ${after.control}`);
+  return parts.join("; ");
+}
+
+// A round ends with the drive: replays step and align by round.
+export const TURN = { name: "round", ends: (action) => action.type === "move" };
+
+function lastRoundText(event, view) {
   switch (event.type) {
     case "gasfuss": return `Gasfuss on ${fieldName(event.row, event.lane)}: too fast for speed limit ${event.limit}; the car stopped and the gear dropped to ${event.limit}.`;
     case "loss_of_control": return `Loss of control on ${fieldName(event.row, event.lane)} with a ${event.value}: timer −1, the round ended there.`;
     case "engine_damage": return "Engine damage: fewer dice than the gear were placed; gear 1, no upshift this round.";
-    case "card_advance": return "The car reached card B: a new card was drawn.";
+    case "card_advance": return view.card_b ? "The car reached card B: a new card was drawn." : "The car reached card B: no card was left to draw, the finish zone lies ahead.";
     case "gear_check": return `Gear check in gear ${event.gear}: timer ${signed(event.timer)}, control ${signed(event.control)}.`;
     case "finish": return event.perfect ? "Perfect finish: timer +1." : "Finish (not perfect): timer −1.";
     default: return event.type;
@@ -96,7 +136,8 @@ function roadRows(view) {
   return [...unique.values()].sort((a, b) => b.row - a.row);
 }
 
-export function createBoard(root, { interactive, onPlay }) {
+// actor: who plays, as the board names them ("You", or in a replay "The optimal line").
+export function createBoard(root, { interactive, onPlay, actor = "You" }) {
   let view = null;
   let legal = [];
   let notes = new Map(); // legal action -> what it costs, as the server says (its stakes)
@@ -173,7 +214,7 @@ export function createBoard(root, { interactive, onPlay }) {
     const said = target ? notesOf(target) : [];
     const kindText = field.kind === "absent" ? "no road" : field.kind === "limit" ? `speed limit ${field.limit}` : "road";
     const parts = [fieldName(row, lane), kindText];
-    if (isCar) parts.push("your car");
+    if (isCar) parts.push(actor === "You" ? "your car" : "the car");
     if (routeIndex >= 0) parts.push(`route die ${routeIndex + 1} showing ${view.route[routeIndex].value}`);
     const content = [
       field.kind === "limit" ? h("span", { class: "limit-sign", "aria-hidden": "true" }, field.limit) : null,
@@ -364,7 +405,7 @@ export function createBoard(root, { interactive, onPlay }) {
   function lastRound() {
     if (!view.last_round?.length) return null;
     return h("div", { class: "panel rr-last" }, h("h3", {}, "Last round"),
-      h("ul", { class: "log" }, view.last_round.map((e) => h("li", {}, lastRoundText(e)))));
+      h("ul", { class: "log" }, view.last_round.map((e) => h("li", {}, lastRoundText(e, view)))));
   }
 
   function controls() {
@@ -410,7 +451,7 @@ export function createBoard(root, { interactive, onPlay }) {
     show(state) {
       view = state.view;
       legal = state.legal_actions;
-      notes = new Map(legal.map((action, i) => [action, state.stakes?.actions[i] || []]));
+      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes[i] || []]));
       scoreNow = state.stakes?.score_now ?? null;
       selected = null;
       gearChoice = null;
