@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from rq.job import Job
 
 from puzzles import GAMES, get_game
+from puzzles.stakes import stakes
 from service import daily
 from service.api import dailies
 from service.clock import Clock
@@ -504,6 +505,7 @@ def test_play_shows_the_view_and_legal_actions_after_a_prefix(game_name: str, cl
         assert response.get_json() == {
             "view": game.view(state),
             "legal_actions": game.legal_actions(state),
+            "stakes": stakes(game, state, game.legal_actions(state)),
             "over": game.is_over(state),
             "finished": game.is_finished(state),
             "score": game.score(state),
