@@ -179,6 +179,20 @@ class PlayedRun:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class OfficialRun:
+    """One official run of a player with what their history shows of its daily: its date,
+    game and number, and its optimum (None until solved)."""
+
+    id: str
+    daily_date: date
+    game: str
+    number: int
+    score: int
+    tiebreak: int
+    optimum: int | None
+
+
 def _puzzle_record(row: Puzzle) -> PuzzleRecord:
     return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
 
@@ -601,3 +615,25 @@ class Store(AttemptStorage):
                 PlayedRun(*row[:-1], created_at=_aware(row.created_at))  # type: ignore[misc]
                 for row in rows
             ]
+
+    def official_runs(self, player_id: str) -> list[OfficialRun]:
+        """The player's official runs, newest day first (game by game within a day). The
+        runs are read off ix_runs_player_official alone, each joined to its puzzle by key."""
+        with self._read() as session:
+            rows = session.execute(
+                select(
+                    Run.id,
+                    Puzzle.daily_date,
+                    Puzzle.game,
+                    Puzzle.number,
+                    Run.score,
+                    Run.tiebreak,
+                    Puzzle.optimum,
+                )
+                .join(Puzzle, Puzzle.id == Run.puzzle_id)
+                .where(Run.player_id == player_id, Run.official)
+                .order_by(Puzzle.daily_date.desc(), Puzzle.game)
+            )
+            # Official runs are runs of dailies that finished: each has a date, a number
+            # and a score.
+            return [OfficialRun(*row) for row in rows]  # type: ignore[arg-type]

@@ -1,12 +1,13 @@
 """The JSON API under /api/v1, one module per resource: dailies, attempts, puzzles, runs,
-play and the API's description of itself (meta). Shared parts live in common.
+play, the caller's own history (me) and the API's description of itself (meta). Shared
+parts live in common.
 
 Runs are replayed and scored here, never taken from the client. Each route
 declares its parameters, body and responses once (see service.openapi), which
 both validates requests and builds the OpenAPI document.
 """
 
-from service.api import attempts, dailies, meta, play, puzzles, runs
+from service.api import attempts, dailies, me, meta, play, puzzles, runs
 from service.api.common import API_PREFIX, Services, api, blueprint
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "attempts",
     "blueprint",
     "dailies",
+    "me",
     "meta",
     "play",
     "puzzles",
