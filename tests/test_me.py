@@ -215,7 +215,7 @@ def test_a_long_history_is_read_without_replaying_a_run(
         api_store.engine, "before_cursor_execute", lambda *args: statements.append(args[2])
     )
     answer = me(client)
-    assert len(statements) == 2  # the official runs, and the player's name
+    assert len(statements) == 2  # the player's name, and their official runs
     stats = answer["games"][FINISHING_GAME]
     assert (stats["current_streak"], stats["best_streak"]) == (20, 149)
     assert stats["days_played"] == HISTORY_DAYS - len(MISSED) == len(answer["runs"])
@@ -238,7 +238,7 @@ def test_sqlite_reads_the_official_runs_off_their_index(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'plans.sqlite3'}"
     upgrade(url)
     with Store(url) as store:
-        [plan] = query_plans(store, lambda: store.official_runs("p1"))
+        [_name, plan] = query_plans(store, lambda: store.official_runs("p1"))
     details = [detail for _, detail in plan.values()]
     assert details[0] == (
         "SEARCH runs USING COVERING INDEX ix_runs_player_official (player_id=?)"
@@ -278,11 +278,12 @@ def test_the_store_reads_only_official_runs_newest_day_first(store: Store):
     store.add_run(practice, "p1", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
     store.add_run(first, "p2", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
     store.record_solution(first.id, optimum=9, tiebreak=2, witness=[], proved=True, solve_seconds=1)
-    runs = store.official_runs("p1")
+    name, runs = store.official_runs("p1")
+    assert name is None
     assert [(run.daily_date, run.game, run.optimum) for run in runs] == [
         (second.daily_date, FINISHING_GAME, None),
         (DAY, FINISHING_GAME, 9),
         (DAY, OTHER_GAME, None),
     ]
     assert {(run.score, run.tiebreak) for run in runs} == {(5, 1)}
-    assert store.official_runs("nobody") == []
+    assert store.official_runs("nobody") == (None, [])

@@ -154,13 +154,12 @@ def get_me() -> Response:
     first) and each game's current and best streak, days played and distance to the optimum
     and to par. A caller without a cookie has no runs. Par is null until it is known."""
     player = players.current_player_id()
-    store = services().store
-    runs = [] if player is None else store.official_runs(player)
+    name, runs = (None, []) if player is None else services().store.official_runs(player)
     today = daily.today()
     stats = stats_by_game(runs, sorted(GAMES), today)
     response = jsonify(
         {
-            "name": None if player is None else store.display_name(player),
+            "name": name,
             "today": today.isoformat(),
             "runs": [_run_json(run) for run in runs],
             "games": {game: _stats_json(game_stats) for game, game_stats in stats.items()},
