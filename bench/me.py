@@ -176,7 +176,6 @@ def load_sqlite(url: str, fill: Fill) -> None:
         ((*row[:6], int(row[6]), int(row[7]), sqlite_time(row[8])) for row in fill.run_rows()),
     )
     connection.execute("COMMIT")
-    connection.execute("ANALYZE")
     connection.execute("PRAGMA journal_mode = WAL")
     connection.close()
 
@@ -199,9 +198,10 @@ def load_postgresql(url: str, fill: Fill) -> None:
         cursor.execute("VACUUM ANALYZE")
 
 
-def signed_in_client(app: Any) -> FlaskClient:
+def signed_in_client(app: Any) -> tuple[FlaskClient, str]:
     """A client whose player cookie is the busy player's: it submits a practice run to get
-    a cookie, and the busy player's runs are then handed to that player."""
+    a cookie, and the busy player's runs are then handed to that player (whose id it
+    returns too)."""
     client = app.test_client()
     actions = finished_actions(PRACTICE_SEED)
     answer = client.post(f"/api/v1/puzzles/{GAME}/{PRACTICE_SEED}/runs", json={"actions": actions})
@@ -214,7 +214,21 @@ def signed_in_client(app: Any) -> FlaskClient:
             sqlalchemy.text("UPDATE runs SET player_id = :player WHERE player_id = :busy"),
             {"player": run.player_id, "busy": BUSY_PLAYER},
         )
-    return client
+    return client, run.player_id
+
+
+def plan(app: Any, kind: str, player: str) -> str:
+    """How the database reads the player's official runs: the plan of the store's statement."""
+    store: Store = app.extensions["rally"].store
+    sql = store._sql.official_runs_of.sql
+    explain, parameters = (
+        ("EXPLAIN QUERY PLAN ", (player,))
+        if kind == "sqlite"
+        else ("EXPLAIN ", {"player_id": player})
+    )
+    with store.engine.connect() as connection:
+        rows = connection.exec_driver_sql(explain + sql, parameters)
+        return " | ".join(str(row[-1]).strip() for row in rows)
 
 
 def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
@@ -238,7 +252,7 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
             }
         )
         app = create_app(config)
-        client = signed_in_client(app)
+        client, player = signed_in_client(app)
         answer = client.get("/api/v1/me").get_json()
         streaks = {
             game: (stats["current_streak"], stats["best_streak"], stats["days_played"])
@@ -247,6 +261,7 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
         print(f"answer: {len(answer['runs'])} runs; (current, best, days) per game {streaks}")
         assert len(answer["runs"]) == options.busy
         print(f"GET /api/v1/me: {time_get(client, '/api/v1/me', options.requests).summary()}")
+        print(f"plan: {plan(app, kind, player)}")
         app.extensions["rally"].store.close()
 
 

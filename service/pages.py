@@ -107,6 +107,19 @@ def archive() -> str:
     return render_template("archive.html")
 
 
+@blueprint.get("/me")
+def me() -> str:
+    """The player's stats and history, and the link that carries them to another browser."""
+    return render_template("me.html")
+
+
+@blueprint.get("/transfer")
+def transfer() -> str:
+    """Where a transfer link leads: its token is in the fragment, which the page's module
+    redeems once the player confirms (a link preview opening it spends nothing)."""
+    return render_template("transfer.html")
+
+
 @blueprint.get("/practice")
 def practice() -> str:
     return render_template("practice.html")
