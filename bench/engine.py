@@ -19,7 +19,7 @@ from typing import Any
 
 from puzzles import GAMES, Game
 from puzzles.playout import random_playout, seeded_chooser
-from solver.core import SOLVER_MODULES
+from solver.core import PLAYER_MODULES
 
 RunMaker = Callable[[str], list[Any]]
 
@@ -29,7 +29,7 @@ def random_run_maker(game: Game) -> RunMaker:
 
 
 def heuristic_run_maker(game: Game) -> RunMaker:
-    return importlib.import_module(SOLVER_MODULES[game.name]).heuristic_actions
+    return importlib.import_module(PLAYER_MODULES[game.name]).heuristic_actions
 
 
 def replay_times(game: Game, make_run: RunMaker, runs: int) -> tuple[list[float], list[int]]:

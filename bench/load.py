@@ -66,7 +66,7 @@ from service.children import process_table, start_process  # noqa: E402
 from service.daily import daily_seed, today  # noqa: E402
 from service.processes import WEB_WORKER_CLASS, gunicorn_command  # noqa: E402
 from service.redis_server import EmbeddedRedis  # noqa: E402
-from solver.rallye_raser import heuristic_actions  # noqa: E402
+from solver.rallye_raser_players import heuristic_actions  # noqa: E402
 
 HOST = "127.0.0.1"
 # The game of the practice runs: its random playouts reach the finish often.

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from puzzles import get_game
 from solver import solve
-from solver.core import SOLVER_MODULES
+from solver.core import PLAYER_MODULES, SOLVER_MODULES
 
 
 @dataclass
@@ -71,6 +71,7 @@ def measure_seed(
     figures: GameFigures, seed: str, solve_only: bool = False, independent: bool = True
 ) -> None:
     module = importlib.import_module(SOLVER_MODULES[figures.game])
+    players = importlib.import_module(PLAYER_MODULES[figures.game])
     cpu_started = time.process_time()
     result = solve(figures.game, seed)
     figures.solve_cpu_seconds.append(time.process_time() - cpu_started)
@@ -95,12 +96,12 @@ def measure_seed(
         figures.independent_seconds.append(time.perf_counter() - started)
         if exact != (result.optimum, result.tiebreak):
             figures.disagreements.append(seed)
-    greedy = run_result(figures.game, seed, module.greedy_actions(seed))
+    greedy = run_result(figures.game, seed, players.greedy_actions(seed))
     if greedy[0] is not None:
         figures.greedy_finished += 1
         figures.greedy_gaps.append((result.optimum or 0) - greedy[0])
     figures.greedy_reached += greedy == (result.optimum, result.tiebreak)
-    heuristic = run_result(figures.game, seed, module.heuristic_actions(seed))
+    heuristic = run_result(figures.game, seed, players.heuristic_actions(seed))
     figures.heuristic_finished += heuristic[0] is not None
 
 

@@ -9,7 +9,8 @@ from typing import Any, NoReturn
 
 import click
 
-from puzzles import GAMES, Game, IllegalAction, get_game
+from puzzles import GAMES, Game, IllegalAction, State, get_game
+from puzzles.playout import play_out
 
 EXIT_BAD_INPUT = 2
 
@@ -120,11 +121,13 @@ def play(game: str | None, seed: str | None) -> None:
     game = game or click.prompt("game", type=click.Choice(sorted(GAMES)))
     seed = seed or click.prompt("seed", default="practice")
     engine = load_game_and_seed(game, seed, as_json=False)
-    state = engine.new_game(seed)
-    while not engine.is_over(state):
+
+    def ask(state: State, options: list[Any]) -> Any:
         click.echo("")
         show_position(engine.view(state))
-        state = engine.apply(state, choose_action(engine.legal_actions(state)))
+        return choose_action(options)
+
+    state = play_out(engine, engine.new_game(seed), ask)[0]
     click.echo("")
     show_position(engine.view(state))
     click.echo(f"score: {engine.score(state)} (tie-break {engine.tiebreak(state)})")

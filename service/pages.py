@@ -14,10 +14,11 @@ from typing import Any
 
 import markdown
 from flask import Blueprint, abort, current_app, render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
-from service import daily
+from service import api_docs, daily
+from service.api.common import api
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 WEB = PROJECT_ROOT / "web"
@@ -97,8 +98,15 @@ def practice_daily(day: str, game: str) -> str:
     )
 
 
+RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
 @blueprint.get("/runs/<run_id>")
 def run(run_id: str) -> str:
+    """A stored run's result page; any other id is a page that does not exist."""
+    store = current_app.extensions["rally"].store
+    if not RUN_ID.fullmatch(run_id) or store.get_run(run_id) is None:
+        abort(404)
     return render_template("run.html", run_id=run_id)
 
 
@@ -133,6 +141,26 @@ def rules(game: str) -> str:
     html = markdown.markdown(source.read_text(encoding="utf-8"), extensions=MARKDOWN_EXTENSIONS)
     # The document is the project's own file, so its HTML is trusted.
     return render_template("rules.html", game=game, title=GAMES[game].title, body=Markup(html))
+
+
+@blueprint.app_template_filter("inline_markdown")
+def inline_markdown(text: str) -> Markup:
+    """The API's descriptions mark code with backticks; everything else is plain text."""
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
+
+
+@blueprint.get("/docs/api")
+def api_reference() -> str:
+    """The OpenAPI document rendered for people, by the app itself (nothing from elsewhere)."""
+    document = api.document(current_app.config["MAX_CONTENT_LENGTH"])
+    return render_template(
+        "api_docs.html",
+        info=document["info"],
+        base=document["servers"][0]["url"],
+        operations=api_docs.operations(document),
+        schemas=api_docs.schemas(document),
+        describe=api_docs.describe,
+    )
 
 
 @blueprint.errorhandler(404)

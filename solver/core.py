@@ -20,6 +20,13 @@ SOLVER_MODULES: dict[str, str] = {
     "crazy-rally": "solver.crazy_rally",
 }
 
+# Game name -> module of its reference players, `greedy_actions(seed)` and
+# `heuristic_actions(seed)`, the yardsticks of a seed's difficulty.
+PLAYER_MODULES: dict[str, str] = {
+    "rallye-raser": "solver.rallye_raser_players",
+    "crazy-rally": "solver.crazy_rally_players",
+}
+
 
 class SolverError(RuntimeError):
     """A solver produced an answer that the engine does not confirm."""

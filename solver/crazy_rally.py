@@ -41,7 +41,6 @@ from solver.crazy_rally_model import (
     finish_bonus,
     races,
 )
-from solver.crazy_rally_players import greedy_actions, heuristic_actions
 
 GAME = CrazyRally()
 TIEBREAK_WEIGHT = 64  # one point of score outweighs any final speed (at most 7 + 9 tyres)
@@ -272,7 +271,5 @@ def best_first(all_races: list[Race]) -> tuple[int, int] | None:
 
 __all__ = [
     "find_optimum",
-    "greedy_actions",
-    "heuristic_actions",
     "independent_optimum",
 ]

@@ -11,13 +11,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from puzzles.base import Action, State
 from puzzles.crazy_rally import EVENT_BONUS, CrazyRally
 from puzzles.crazy_rally_cards import ADJUSTMENTS, TRACK
 from puzzles.crazy_rally_rules import resolve_turn
+from puzzles.playout import Policy, play_out
 
 GAME = CrazyRally()
 CRASH_PENALTY = 30
@@ -29,14 +29,8 @@ THIN_HAND = 2  # adjustment cards in hand, the played one included
 THIN_HAND_DRAW_VALUE = 4
 
 
-def play(seed: str, choose: Callable[[State, list[Action]], Action]) -> list[Action]:
-    state = GAME.new_game(seed)
-    actions: list[Action] = []
-    while not GAME.is_over(state):
-        action = choose(state, GAME.legal_actions(state))
-        actions.append(action)
-        state = GAME.apply(state, action)
-    return actions
+def play(seed: str, policy: Policy) -> list[Action]:
+    return play_out(GAME, GAME.new_game(seed), policy)[1]
 
 
 # ----- greedy -------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from service.clock import Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
-from solver.rallye_raser import heuristic_actions
+from solver.rallye_raser_players import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
@@ -184,6 +184,16 @@ def practice_run(game: str, seed: str) -> list[Any]:
     return random_playout(GAMES[game], seed, seeded_chooser(seed, "browser"))[1]
 
 
+TIEBREAK_RULES = {
+    "rallye-raser": "Tie-break: rounds, fewer is better.",
+    "crazy-rally": "Tie-break: final speed, higher is better.",
+}
+TIEBREAK_HEADINGS = {
+    "rallye-raser": "Rounds (fewer is better)",
+    "crazy-rally": "Final speed (higher is better)",
+}
+
+
 def tiebreak_words(game: str, tiebreak: int) -> str:
     return f"in {-tiebreak} rounds" if game == "rallye-raser" else f"final speed {tiebreak}"
 
@@ -228,6 +238,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     wait_until_idle(page)
     optimum = f"{puzzle.optimum} ({tiebreak_words(game, puzzle.tiebreak)})"
     expect(page.locator("#optimum")).to_have_text(optimum)
+    expect(page.locator("#tiebreak-rule")).to_have_text(TIEBREAK_RULES[game])
     expect(page.locator("#stakes")).to_contain_text("Official attempt")
     expect(page.locator("#restart")).to_have_count(0)
 
@@ -337,6 +348,13 @@ def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
     expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
     expect(page.locator("#verdict")).to_contain_text("Optimal: you matched")
     expect(page.locator("#place")).to_have_text("Your place: 1 of 1 official run.")
+    expect(page.locator("#tiebreak-rule")).to_have_text(TIEBREAK_RULES[game])
+    expect(page.locator("#leaderboard th").last).to_have_text(TIEBREAK_HEADINGS[game])
+    # The name for the player's next runs, set from the result page.
+    page.get_by_label("Name for your next runs").fill("Grace")
+    page.get_by_role("button", name="Save name").click()
+    expect(page.locator("#name-status")).to_have_text("Saved: your next runs will show as Grace.")
+    assert page.evaluate("localStorage.getItem('rally-daily:name')") == '"Grace"'
     expect(page.locator("#histogram .bar.mine")).to_have_count(1)
     # Their own line, and not the optimal one (the same here: no page knows), nor practice.
     page.locator("#replay-run").get_by_role("button", name="Last step").click()
@@ -371,6 +389,7 @@ def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, ru
         )
         expect(visitor.locator("#replay-best")).to_contain_text(opening("opens to everyone at "))
         expect(visitor.locator("#share")).to_be_hidden()
+        expect(visitor.locator("#name-panel")).to_be_hidden()
         expect(visitor.locator("#result")).to_have_attribute("aria-busy", "false")
         screenshot(visitor, f"daily-{game}-shared-result-{width}")
         visitor.get_by_role("link", name="play it", exact=True).click()
@@ -695,6 +714,88 @@ def test_a_few_turns_with_the_keyboard_alone(game: str, open_page: OpenPage):
             wait_until_idle(page)
 
 
+def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_between_them(
+    open_page: OpenPage,
+):
+    game, seed = "rallye-raser", "browser-arrows"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    # The first placement whose die has two fields or more to go to.
+    for index, action in enumerate(actions):
+        legal = engine.legal_actions(engine.replay(seed, actions[:index]))
+        fields = [a for a in legal if a["type"] == "place" and a["die"] == action.get("die")]
+        if action["type"] == "place" and len(fields) > 1:
+            break
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    play_through_ui(page, game, actions[:index])
+    press(page, key(f"die:{action['die']}"))
+    focused = "document.activeElement.dataset.focusKey"
+    first = f"field:{fields[0]['row']}:{fields[0]['lane']}"
+    assert page.evaluate(focused) == first
+    reached = {first}
+    for arrow in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown") * 2:
+        page.keyboard.press(arrow)
+        reached.add(page.evaluate(focused))
+    assert len(reached) > 1
+    assert reached <= {f"field:{f['row']}:{f['lane']}" for f in fields}
+    # Back to the wanted field with the arrows, then placed with Enter.
+    wanted = f"field:{action['row']}:{action['lane']}"
+    for _ in range(8):
+        if page.evaluate(focused) == wanted:
+            break
+        for arrow in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"):
+            page.keyboard.press(arrow)
+            if page.evaluate(focused) == wanted:
+                break
+    assert page.evaluate(focused) == wanted
+    page.keyboard.press("Enter")
+    expect_moves(page, index + 1)
+
+
+def test_a_dailys_test_round_shows_the_track_once(open_page: OpenPage, solved_daily: DailyOf):
+    game, day = "crazy-rally", daily.today()
+    witness = solved_daily(game, day).witness
+    start = witness.index({"type": "start"})
+    page = open_page(f"/daily/{day}/{game}")
+    wait_until_idle(page)
+    play_through_ui(page, game, witness[:start])
+    stage = page.locator("#board .preview-stage")
+    expect(stage.locator(".track-card")).to_have_count(1)
+    expect(page.locator(key("replay-preview"))).to_have_count(0)
+    page.reload()
+    wait_until_idle(page)
+    expect(stage).to_contain_text("stays hidden")
+    expect(stage.locator(".track-card")).to_have_count(0)
+    play_through_ui(page, game, witness[start : start + 1], already=start)
+    # Practice shows the track again as often as asked.
+    run = practice_run(game, "browser-test-round")
+    practice = open_page(f"/play/{game}/browser-test-round")
+    wait_until_idle(practice)
+    play_through_ui(practice, game, run[: run.index({"type": "start"})])
+    shown = practice.locator("#board .preview-strip .now")
+    expect(shown).to_have_text("2")
+    practice.locator(key("replay-preview")).click()
+    expect(shown).to_have_text("1")
+
+
+def test_an_unknown_run_is_a_404_page(open_page: OpenPage, watch: PageWatch):
+    page = open_page("/runs/no-such-run")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Off the track")
+    assert page.request.get("/runs/no-such-run").status == 404
+    watch.expected("status of 404")
+
+
+def test_the_api_documentation_is_linked_from_every_footer(open_page: OpenPage):
+    page = open_page("/")
+    page.locator(".site-footer").get_by_role("link", name="API documentation").click()
+    expect(page).to_have_url(re.compile("/docs/api$"))
+    document = page.request.get("/api/v1/openapi.json").json()
+    for methods in document["paths"].values():
+        for entry in methods.values():
+            expect(page.locator(f"#{entry['operationId']}")).to_be_visible()
+
+
 UNLABELLED_CONTROLS = """() => [
   ...document.querySelectorAll("button, a[href], input, select, textarea")]
   .filter((el) => !(el.getAttribute("aria-label") || el.textContent.trim() || el.labels?.length))
@@ -706,6 +807,7 @@ def static_pages(seed: str) -> list[str]:
         "/",
         "/archive",
         "/practice",
+        "/docs/api",
         *(f"/rules/{game}" for game in GAME_NAMES),
         *(f"/play/{game}/{seed}" for game in GAME_NAMES),
     ]

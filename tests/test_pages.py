@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 
 from puzzles import GAMES
 from service.pages import RULES_DIR, WEB
+from tests.api_support import over_run
 
 PAGES = [
     ("/", "js/home.js"),
@@ -19,7 +20,6 @@ PAGES = [
     ("/play/rallye-raser/any-seed_1", "js/play.js"),
     ("/daily/2026-11-30/rallye-raser", "js/play.js"),
     ("/daily/2026-11-30/crazy-rally/practice", "js/play.js"),
-    ("/runs/some-run-id", "js/result.js"),
 ]
 # The only absolute URL the front end may contain: the SVG namespace, which is never fetched.
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
@@ -34,6 +34,28 @@ def test_each_page_is_html_with_its_module(client: FlaskClient, path: str, scrip
     assert f'<script type="module" src="/static/{script}">' in page
     for name in GAMES:
         assert f'href="/rules/{name}"' in page
+
+
+def test_a_stored_runs_page_is_its_result(client: FlaskClient):
+    game, seed = "crazy-rally", "pages-run"
+    run = client.post(
+        f"/api/v1/puzzles/{game}/{seed}/runs", json={"actions": over_run(GAMES[game], seed)}
+    ).get_json()
+    answer = client.get(f"/runs/{run['id']}")
+    assert answer.status_code == 200
+    assert '<script type="module" src="/static/js/result.js">' in answer.get_data(as_text=True)
+
+
+def test_the_api_documentation_is_the_apps_own_openapi_document_rendered(client: FlaskClient):
+    document = client.get("/api/v1/openapi.json").get_json()
+    page = client.get("/docs/api").get_data(as_text=True)
+    for path, methods in document["paths"].items():
+        for entry in methods.values():
+            assert f'id="{entry["operationId"]}"' in page, path
+            assert f"<code>{path}</code>" in page
+    for name in document["components"]["schemas"]:
+        assert f'id="schema-{name}"' in page
+    assert '<a href="/docs/api">API documentation</a>' in client.get("/").get_data(as_text=True)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -79,6 +101,8 @@ def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
         "/rules/chess",
         "/no-such-page",
         "/runs/a/b",
+        "/runs/no-such-run",
+        "/runs/not%20an%20id",
         "/daily/2026-13-01/crazy-rally",
         "/daily/20261130/crazy-rally",
         "/daily/2026-11-30/chess",

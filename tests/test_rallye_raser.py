@@ -32,7 +32,7 @@ from puzzles.rallye_raser_track import (
     rotated,
 )
 from puzzles.rng import Stream, dice
-from solver.rallye_raser import heuristic_actions
+from solver.rallye_raser_players import heuristic_actions
 
 GAME = RallyeRaser()
 OPEN = ["...", "...", "...", "..."]

@@ -16,11 +16,10 @@ from solver.crazy_rally import (
     best_first,
     best_run,
     find_optimum,
-    greedy_actions,
-    heuristic_actions,
     independent_optimum,
 )
 from solver.crazy_rally_model import KIND_OF, Node, Race, finish_bonus, races
+from solver.crazy_rally_players import greedy_actions, heuristic_actions
 
 pytestmark = pytest.mark.slow  # these tests take seconds each
 

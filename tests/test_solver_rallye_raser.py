@@ -19,14 +19,13 @@ from solver.rallye_raser import (
     build_graph,
     dominates,
     earliest_finish,
-    greedy_actions,
-    heuristic_actions,
     independent_optimum,
     node_key,
     optimum_from,
     round_arcs,
 )
 from solver.rallye_raser_bound import UNREACHABLE, rounds_bound
+from solver.rallye_raser_players import greedy_actions, heuristic_actions
 from solver.rallye_raser_round import Track, dice_ends
 
 pytestmark = pytest.mark.slow  # these tests take seconds each

@@ -1,7 +1,8 @@
 // Archive: every past daily, newest first, a week at a time.
 import { api } from "./api.js";
 import { dailyKey, seedKey, submittedRuns } from "./storage.js";
-import { dailyUrl, gameTitle, gameTitles, h, optimumSummary, playUrl, say } from "./ui.js";
+import { tiebreakRule } from "./tiebreaks.js";
+import { clear, dailyUrl, gameTitle, gameTitles, h, optimumSummary, playUrl, say } from "./ui.js";
 
 const rows = document.getElementById("archive-rows");
 const older = document.getElementById("older");
@@ -9,6 +10,10 @@ const DAYS_PER_PAGE = 7;
 const DAY_MS = 86400000;
 let nextDay = null; // the newest day not shown yet
 let firstDay = null; // puzzle number 1
+
+// Beside each optimum stands its tie-break: what it is, and which way is better.
+clear(document.getElementById("tiebreak-rules"), Object.entries(gameTitles()).map(([game, title]) =>
+  h("li", {}, `${title}: ${tiebreakRule(game)}`)));
 
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 

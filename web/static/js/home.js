@@ -1,6 +1,7 @@
 // Home: today's puzzle of each game and the countdown to the next ones.
 import { api } from "./api.js";
 import { attemptStarted, dailyKey, submittedRuns } from "./storage.js";
+import { tiebreakRule } from "./tiebreaks.js";
 import { clear, dailyUrl, gameTitle, h, optimumSummary, say } from "./ui.js";
 import { playerCount } from "./puzzles.js";
 
@@ -32,6 +33,7 @@ function showPuzzle(puzzle, players) {
       h("dt", {}, "Puzzle"), h("dd", {}, `#${puzzle.number}`),
       h("dt", {}, "Date"), h("dd", {}, h("time", { datetime: puzzle.date }, puzzle.date)),
       h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumSummary(puzzle)),
+      h("dt", {}, "Tie-break"), h("dd", {}, tiebreakRule(puzzle.game).replace("Tie-break: ", "")),
       h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
     h("div", { class: "row" },
       h("a", { class: "button primary", href: dailyUrl(puzzle.game, puzzle.date), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),

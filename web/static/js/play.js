@@ -8,9 +8,10 @@
 // page then says when it opens, since no one may replay today's daily before then.
 import { api, puzzleApi } from "./api.js";
 import {
-  dailyKey, forgetActions, recordAttempt, recordRun, saveActions, saveName, savedActions, savedName, seedKey,
+  dailyKey, forgetActions, recordAttempt, recordRun, recordTestRound, saveActions, saveName, savedActions, savedName,
+  seedKey, testRoundSeen,
 } from "./storage.js";
-import { tiebreakText } from "./tiebreaks.js";
+import { tiebreakRule, tiebreakText } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, h, optimumSummary, playUrl, puzzleLabel, rememberFocus, restoreFocus, say, unsay,
 } from "./ui.js";
@@ -260,6 +261,7 @@ function showPuzzle(puzzle) {
   document.getElementById("puzzle-label").textContent =
     puzzle.number ? `Daily ${puzzleLabel(puzzle)}` : `Practice · seed ${seed}`;
   document.getElementById("optimum").textContent = optimumSummary(puzzle);
+  document.getElementById("tiebreak-rule").textContent = tiebreakRule(game);
 }
 
 // The puzzle's number and optimum, asked again while the optimum is being computed. A
@@ -293,6 +295,13 @@ async function watchOptimum() {
 
 function newSession() {
   return mode === "daily" ? attemptSession() : practiceSession(seedKey(game, seed), puzzleApi({ game, seed }).play);
+}
+
+// Today's daily shows its test round once (the rulebook's memory test); practice, freely.
+function dailyTestRound() {
+  if (mode !== "daily") return null;
+  const key = dailyKey(game, date);
+  return { seen: () => testRoundSeen(key), markSeen: () => recordTestRound(key) };
 }
 
 function cannotPlay(error) {
@@ -329,7 +338,7 @@ async function start() {
   }
   session = newSession();
   const { createBoard } = await import(`./boards/${game}.js`);
-  board = createBoard(root, { interactive: true, onPlay: advance });
+  board = createBoard(root, { interactive: true, onPlay: advance, testRound: dailyTestRound() });
   document.getElementById("submit-form")?.addEventListener("submit", submit);
   document.getElementById("name-form")?.addEventListener("submit", rename);
   const nameInput = document.getElementById("player-name");

@@ -6,8 +6,10 @@
 // practice of it (a second identity could play what the first one saw); the page says
 // when they open.
 import { api, puzzleApi } from "./api.js";
+import { offerName } from "./name-form.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { createReplay } from "./replay.js";
+import { tiebreakHeading, tiebreakRule } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
 } from "./ui.js";
@@ -127,13 +129,13 @@ function place(board, run, mine) {
   return `${mine ? "Your place" : "Place"}: ${placeOf(board, run.score)} of ${runs}.`;
 }
 
-function leaderboardTable(board, boards) {
+function leaderboardTable(board, boards, game) {
   const entries = board.entries || [];
   if (!entries.length) return null;
   return h("table", {},
     h("caption", { class: "sr-only" }, "Leaderboard"),
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"),
-      h("th", { scope: "col" }, "Score"), h("th", { scope: "col" }, "Tie-break"))),
+      h("th", { scope: "col" }, "Score"), h("th", { scope: "col" }, tiebreakHeading(game)))),
     h("tbody", {}, entries.slice(0, 10).map((entry) => h("tr", {},
       h("td", {}, entry.rank),
       h("td", {}, h("a", { href: `/runs/${encodeURIComponent(entry.run_id)}` }, entry.name || "anonymous")),
@@ -193,6 +195,7 @@ function showAsMine(run, puzzle) {
   const button = document.getElementById("share");
   button.hidden = false;
   button.addEventListener("click", () => share(message));
+  offerName(document.getElementById("name-panel"));
   const again = document.getElementById("play-again");
   if (lineHidden(puzzle)) {
     // Practice of today's daily opens with its lines, to everyone at once.
@@ -238,11 +241,12 @@ async function start() {
     text("your-tiebreak", hasScore(run) ? boards.tiebreakText(run.tiebreak) : "did not finish");
     text("optimum-score", optimumText(puzzle));
     text("optimum-tiebreak", puzzle.status === "solved" && puzzle.optimum !== null ? boards.tiebreakText(puzzle.tiebreak) : "");
+    text("tiebreak-rule", tiebreakRule(run.game));
     text("verdict", verdict(run, puzzle, mine));
     text("official", run.official ? "Official run: it counts on the leaderboard." : "Practice run: only each player's attempt on the day counts on the leaderboard.");
     text("place", place(board, run, mine));
     histogram(board, run, puzzle, mine);
-    const table = leaderboardTable(board, boards);
+    const table = leaderboardTable(board, boards, run.game);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
     await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
   } catch (error) {

@@ -77,6 +77,15 @@ export function recordAttempt(key) {
   write(`attempt:${key}`, true);
 }
 
+// Whether this device has shown a daily's test round (its track is shown once only).
+export function testRoundSeen(key) {
+  return Boolean(read(`test-round:${key}`, false));
+}
+
+export function recordTestRound(key) {
+  write(`test-round:${key}`, true);
+}
+
 // Every practice race with moves in progress on this device, for the practice page (a
 // daily whose day is over is practised by its seed).
 export function runsInProgress() {

@@ -104,11 +104,13 @@ function lastTurn(last) {
     h("div", { class: "row" }, trackCard(last.track, "revealed "), h("ul", { class: "log" }, notes.map((n) => h("li", {}, n)))));
 }
 
-export function createBoard(root, { interactive, onPlay }) {
+// testRound: on a daily, {seen(), markSeen()} of its test round on this device (shown once).
+export function createBoard(root, { interactive, onPlay, testRound = null }) {
   let view = null;
   let legal = [];
   let choice = { card: null, mode: null, event: null };
   let previewTimer = null;
+  let previewAt = null; // the track card the test round shows, once it has begun
   let busy = false;
 
   const act = (action) => { if (interactive && !busy) onPlay([action]); };
@@ -128,9 +130,11 @@ export function createBoard(root, { interactive, onPlay }) {
       applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
   }
 
-  // The test round: card i face up, the cards before it already hidden again.
+  // The test round: card i face up, the cards before it already hidden again. It runs at a
+  // fixed pace; a redraw meanwhile (a saved name, say) carries on where it was.
   function showPreviewCard(stage, i) {
     const track = view.track;
+    previewAt = i;
     const strip = h("ol", { class: "preview-strip", "aria-hidden": "true" }, track.map((_, k) =>
       h("li", { class: k === i ? "now" : k < i ? "seen" : "" }, k + 1)));
     if (i >= track.length) {
@@ -141,6 +145,16 @@ export function createBoard(root, { interactive, onPlay }) {
     previewTimer = setTimeout(() => showPreviewCard(stage, i + 1), PREVIEW_MS);
   }
 
+  // Whether the track may be shown (again): a daily's test round is shown once only, as
+  // the rulebook's memory test forbids a second look (a reload included).
+  function testRoundOpen() {
+    if (!testRound) return true;
+    if (previewAt !== null) return true;
+    if (testRound.seen()) return false;
+    testRound.markSeen();
+    return true;
+  }
+
   function previewPanel() {
     if (!interactive) {
       return h("section", { class: "panel", "aria-label": "Test round" }, h("h2", {}, "Test round: the whole track"),
@@ -148,14 +162,19 @@ export function createBoard(root, { interactive, onPlay }) {
     }
     const stage = h("div", { class: "preview-stage", "aria-live": "polite" });
     const start = legal.find((a) => a.type === "start");
+    const open = testRoundOpen();
+    const again = testRound ? null
+      : h("button", { type: "button", "data-focus-key": "replay-preview", onclick: () => { clearTimeout(previewTimer); showPreviewCard(stage, 0); } }, "Show the track again");
     const panel = h("section", { class: "panel", "aria-label": "Test round" },
       h("h2", {}, "Test round: memorise the track"),
-      h("p", {}, "Each of the fourteen track cards is shown briefly, in order, then hidden."),
+      h("p", {}, testRound
+        ? "Each of the fourteen track cards is shown once, in order, for a moment each, then hidden: on a daily the track is never shown again."
+        : "Each of the fourteen track cards is shown briefly, in order, then hidden."),
       stage,
-      h("div", { class: "actions" },
-        h("button", { type: "button", "data-focus-key": "replay-preview", onclick: () => { clearTimeout(previewTimer); showPreviewCard(stage, 0); } }, "Show the track again"),
+      h("div", { class: "actions" }, again,
         h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "start", disabled: !start, onclick: () => act(start) }, "Start the race")));
-    showPreviewCard(stage, 0);
+    if (open) showPreviewCard(stage, previewAt ?? 0);
+    else clear(stage, h("p", { class: "hidden-track" }, "The track was shown once on this daily and stays hidden. Race it from memory!"));
     return panel;
   }
 
@@ -221,6 +240,7 @@ export function createBoard(root, { interactive, onPlay }) {
     show(state) {
       const fresh = !view || view.turn !== state.view.turn || view.phase !== state.view.phase;
       view = state.view;
+      if (view.phase !== "preview") previewAt = null;
       legal = state.legal_actions;
       if (fresh) choice = { card: null, mode: null, event: null };
       draw();

@@ -92,10 +92,33 @@ export function createBoard(root, { interactive, onPlay }) {
     return selected.source === "reserve" ? ofType("place_reserve") : ofType("place").filter((a) => a.die === selected.die);
   };
 
+  // A chosen die moves the focus to its first target on the road, so the keyboard goes
+  // straight on to placing it (the arrow keys then move between the targets).
   function select(next) {
     selected = next;
     draw();
-    restoreFocus(root, next ? (next.source === "reserve" ? "reserve" : `die:${next.die}`) : "start");
+    const first = placeActions()[0];
+    if (next && first) restoreFocus(root, `field:${first.row}:${first.lane}`);
+    else restoreFocus(root, next ? (next.source === "reserve" ? "reserve" : `die:${next.die}`) : "start");
+  }
+
+  // The arrow keys move the focus to the nearest target in their direction on the road.
+  const ARROWS = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+
+  function moveBetweenTargets(event) {
+    const step = ARROWS[event.key];
+    const from = event.target.closest?.("button.target");
+    if (!step || !from) return;
+    event.preventDefault();
+    const at = (cell) => [LANES.indexOf(cell.dataset.lane), Number(cell.dataset.row)];
+    const [x, y] = at(from);
+    const ahead = [...root.querySelectorAll("button.target")].map((cell) => {
+      const [cx, cy] = at(cell);
+      const along = (cx - x) * step[0] + (cy - y) * step[1];
+      const across = Math.abs((cx - x) * step[1]) + Math.abs((cy - y) * step[0]);
+      return { cell, along, distance: along + 2 * across };
+    }).filter((c) => c.along > 0).sort((a, b) => a.distance - b.distance);
+    ahead[0]?.cell.focus();
   }
 
   function fieldCell(row, field) {
@@ -115,7 +138,8 @@ export function createBoard(root, { interactive, onPlay }) {
     ];
     const cls = `cell ${field.kind}${isCar ? " has-car" : ""}${routeIndex >= 0 ? " on-route" : ""}${target ? " target" : ""}`;
     if (target && interactive) {
-      return h("button", { type: "button", class: cls, "aria-label": `Place the selected die on ${parts.join(", ")}`, "data-focus-key": `field:${row}:${lane}`, onclick: () => act(target) }, content);
+      return h("button", { type: "button", class: cls, "aria-label": `Place the selected die on ${parts.join(", ")}`, "data-focus-key": `field:${row}:${lane}`,
+        "data-row": row, "data-lane": lane, onclick: () => act(target), onkeydown: moveBetweenTargets }, content);
     }
     return h("div", { class: cls, role: "img", "aria-label": parts.join(", ") }, content);
   }
@@ -205,7 +229,7 @@ export function createBoard(root, { interactive, onPlay }) {
     const reserve = selected.source === "pool" ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
     const count = placeActions().length;
     return h("div", { class: "actions" },
-      h("p", { class: "hint" }, count ? `Choose a field marked + on the road (${count} ${count === 1 ? "choice" : "choices"}).` : "This die cannot go on the route now."),
+      h("p", { class: "hint" }, count ? `Choose a field marked + on the road (${count} ${count === 1 ? "choice" : "choices"}; the arrow keys move between them).` : "This die cannot go on the route now."),
       reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null);
   }
 
