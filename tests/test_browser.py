@@ -373,8 +373,11 @@ def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
     page.locator("#share").click()
     expect(page.locator("#share-status")).to_contain_text("Copied")
     shared = page.evaluate("navigator.clipboard.readText()")
-    assert f"{GAMES[game].title} #{puzzle.number}" in shared
-    assert f"{puzzle.optimum} points, optimum {puzzle.optimum}" in shared
+    title, result, _strip, _link = shared.split("\n")
+    assert title == f"Rally Daily · {GAMES[game].title} #{puzzle.number}"
+    rounds = f" in {-puzzle.tiebreak} rounds" if game == "rallye-raser" else ""
+    assert result == f"{puzzle.optimum} points{rounds} · optimum {puzzle.optimum}{rounds}"
+    assert puzzle.seed not in shared
 
 
 def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, run_id: str) -> None:

@@ -76,3 +76,40 @@ def test_the_stats_page_fits_the_screen(width: int, open_page: OpenPage):
     assert page_weight(page) < PAGE_BUDGET_BYTES
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     screenshot(page, f"me-{width}")
+
+
+def meta(page: Page, key: str) -> str | None:
+    return page.locator(f'meta[property="{key}"], meta[name="{key}"]').get_attribute("content")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_shared_run_previews_with_its_strip_and_its_share_box_fits(
+    width: int, open_page: OpenPage
+):
+    page = open_page("/me", width)
+    answer = page.request.post(
+        f"/api/v1/puzzles/{GAME}/{SEED}/runs", data={"actions": practice_run(GAME, SEED)}
+    )
+    run = answer.json()
+    page.goto(f"/runs/{run['id']}")
+    share = page.request.get(f"/api/v1/runs/{run['id']}/share").json()
+    assert meta(page, "og:title") == meta(page, "twitter:title") == share["title"]
+    assert "practice" in share["title"]
+    assert meta(page, "og:description") == f"{share['result']} {share['strip']}"
+    assert meta(page, "twitter:card") == "summary_large_image"
+    image_url = meta(page, "og:image")
+    assert image_url == share["image_url"]
+    image = page.request.get(urlsplit(image_url).path)
+    assert image.headers["content-type"] == "image/png"
+    assert len(image.body()) < 100 * 1024
+    box = page.locator("#share-text")
+    expect(box).to_have_value(share["text"])
+    # Every line of the text in sight, the link whole: nothing scrolled out of the box.
+    assert box.evaluate(
+        "el => el.scrollHeight <= el.clientHeight + 1 && el.scrollWidth <= el.clientWidth"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("#share").click()
+    expect(page.locator("#share-status")).to_contain_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == share["text"]
+    screenshot(page, f"share-practice-{width}")

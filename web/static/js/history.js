@@ -7,4 +7,6 @@ export const history = {
   // A one-time link that sets the same player cookie in another browser.
   transferLink: () => request("POST", "/me/transfer", {}),
   redeem: (token) => request("POST", "/transfer", { token }),
+  // A run's share text with its spoiler-free strip.
+  share: (runId) => request("GET", `/runs/${encodeURIComponent(runId)}/share`),
 };
