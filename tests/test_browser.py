@@ -782,6 +782,38 @@ def test_a_dailys_test_round_shows_the_track_once(open_page: OpenPage, solved_da
     expect(shown).to_have_text("1")
 
 
+# A newcomer reads "How to play" in about a minute: under 600 words, symbols included.
+HOW_TO_PLAY_WORDS = 600
+WORDS_OF = "(selector) => document.querySelector(selector).innerText.split(/\\s+/).length"
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_newcomer_learns_the_game_from_how_to_play_then_plays_it(game: str, open_page: OpenPage):
+    page = open_page("/")
+    page.get_by_role("link", name=f"How to play {GAMES[game].title}").first.click()
+    expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"How to play {GAMES[game].title}")
+    figures = page.locator(".htp-figure .board")
+    expect(figures.first.locator(".legend-box")).to_have_count(1)
+    for index in range(figures.count()):
+        expect(figures.nth(index).locator(".legend-box")).to_have_count(1)
+    expect(page.locator("#legend li").first).to_be_visible()
+    assert page.evaluate(WORDS_OF, ".htp-text") < HOW_TO_PLAY_WORDS
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"how-to-play-{game}-{width}")
+    page.get_by_role("link", name="Play today's daily").click()
+    expect(page).to_have_url(re.compile(f"/daily/{daily.today()}/{game}$"))
+    wait_until_idle(page)
+    # The board's own "?" opens the same legend.
+    legend = page.locator("#board .legend-box")
+    expect(legend.locator(".legend-list")).to_be_hidden()
+    legend.locator("summary").click()
+    expect(legend.locator(".legend-list li").first).to_be_visible()
+    page.get_by_role("link", name="How to play", exact=True).click()
+    expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
+
+
 def test_an_unknown_run_is_a_404_page(open_page: OpenPage, watch: PageWatch):
     page = open_page("/runs/no-such-run")
     expect(page.get_by_role("heading", level=1)).to_have_text("Off the track")
@@ -812,6 +844,7 @@ def static_pages(seed: str) -> list[str]:
         "/practice",
         "/docs/api",
         *(f"/rules/{game}" for game in GAME_NAMES),
+        *(f"/how-to-play/{game}" for game in GAME_NAMES),
         *(f"/play/{game}/{seed}" for game in GAME_NAMES),
     ]
 

@@ -208,6 +208,9 @@ async function start() {
     text("optimum-score", optimumText(puzzle));
     text("optimum-tiebreak", puzzle.status === "solved" && puzzle.optimum !== null ? boards.tiebreakText(puzzle.tiebreak) : "");
     text("tiebreak-rule", tiebreakRule(run.game));
+    const howTo = document.getElementById("how-to-play");
+    howTo.href = `/how-to-play/${encodeURIComponent(run.game)}`;
+    howTo.hidden = false;
     text("verdict", verdict(run, puzzle, mine));
     text("official", run.official ? "Official run: it counts on the leaderboard." : "Practice run: only each player's attempt on the day counts on the leaderboard.");
     text("place", place(board, run, mine));

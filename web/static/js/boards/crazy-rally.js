@@ -1,5 +1,6 @@
 // Crazy Rally board: car sheet, setup pairs, the timed test round, the hand and
 // the revealed track card. Offers only the choices found in legal_actions.
+import { legendBox } from "../legend.js";
 import { clear, h, restoreFocus } from "../ui.js";
 import { tiebreakText as describeTiebreak } from "../tiebreaks.js";
 
@@ -16,6 +17,21 @@ const OUTCOMES = {
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const points = (n) => `${n} point${n === 1 ? "" : "s"}`;
 
+
+// Everything drawn on the board, for its "?" and the "How to play" page.
+export function legend() {
+  return [
+    [h("span", { class: "legend-sign" }, "9"), "Track card, white: the highest speed you may pass it at. Red: the lowest. Missing it costs manoeuvrability: its difficulty plus the difference."],
+    ["◆", "Difficulty of a track card: manoeuvrability lost when you pass it too fast (white) or too slow (red)."],
+    ["✖", "Damage of a track card: body lost if you crash on it (manoeuvrability below 0). A crash also stops the car: speed 0."],
+    ["⚑", "Start flag: the first two track cards always carry one."],
+    ["▲ ▼", "An adjustment card accelerates by ▲ or brakes by ▼. Purple cards change the speed by 3 and cost 1 body; above the car's maximum speed the speed is cut to it, for 1 body."],
+    [SYMBOLS.tyre[0], "Tyre: +1 maximum speed, once the card is fitted to the car in the setup."],
+    [SYMBOLS.wheel[0], "Steering wheel: +1 manoeuvrability, once fitted."],
+    [SYMBOLS.nut[0], "Nut: +1 body, once fitted. In the hand during the race the symbols no longer count."],
+    ["Event", "Event card: after your card, +1 speed, −1 speed or draw two cards. Each one kept to the end is worth a point."],
+  ];
+}
 
 function cardData(view, id) {
   return [...(view?.hand || []), ...(view?.events || []), ...(view?.setup?.pair || [])].find((c) => c.id === id);
@@ -35,29 +51,29 @@ function symbolList(symbols) {
     h("li", { title: SYMBOLS[s][1] }, h("span", { "aria-hidden": "true" }, SYMBOLS[s][0]), ` ${s}`)));
 }
 
-function cardLabel(card) {
-  if (card.kind === "event") return `${card.colour} event card ${card.id}: ${EFFECTS[card.effect]}`;
-  return `${card.colour} card ${card.id}: speed up ${card.speed_up}, brake ${card.braking}, symbols ${card.symbols.join(", ")}`;
-}
+// A symbol with its words for a screen reader: its accessible name is what it shows.
+const spoken = (symbol, words) => [h("span", { "aria-hidden": "true" }, symbol), h("span", { class: "sr-only" }, words)];
 
-function cardFace(card) {
+// A card's face is also its accessible name. The symbols count only when a card is fitted
+// to the car in the setup: in the hand during the race they are left off.
+function cardFace(card, withSymbols) {
   if (card.kind === "event") {
-    return [h("span", { class: "card-kind" }, `Event · ${card.colour}`), h("strong", { class: "card-effect" }, EFFECTS[card.effect]), h("span", { class: "card-id" }, card.id)];
+    return [h("span", { class: "card-kind" }, `Event · ${card.colour}`, h("span", { class: "sr-only" }, ":")), h("strong", { class: "card-effect" }, EFFECTS[card.effect]), h("span", { class: "card-id" }, card.id)];
   }
   return [
-    h("span", { class: "card-kind" }, cap(card.colour)),
-    h("span", { class: "card-values" }, h("span", {}, `▲ +${card.speed_up}`), h("span", {}, `▼ −${card.braking}`)),
-    symbolList(card.symbols),
+    h("span", { class: "card-kind" }, cap(card.colour), h("span", { class: "sr-only" }, " card:")),
+    h("span", { class: "card-values" }, h("span", {}, spoken("▲", "speed up"), ` +${card.speed_up}`), h("span", {}, spoken("▼", ", brake"), ` −${card.braking}`)),
+    withSymbols ? symbolList(card.symbols) : null,
     h("span", { class: "card-id" }, card.id),
   ];
 }
 
-function cardButton(card, { pressed, focusKey, onclick, disabled, primary }) {
+function cardButton(card, { pressed, focusKey, onclick, disabled, primary, withSymbols = false }) {
   return h("button", {
-    type: "button", class: `card ${card.kind} ${card.colour}`, "aria-label": cardLabel(card),
+    type: "button", class: `card ${card.kind} ${card.colour}`,
     "aria-pressed": pressed === undefined ? null : String(pressed), "data-focus-key": focusKey,
     "data-primary": primary || null, disabled, onclick,
-  }, cardFace(card), pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
+  }, cardFace(card, withSymbols), pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
 }
 
 function trackCard(card, extra = "") {
@@ -75,8 +91,8 @@ function stat(label, value, note) {
 }
 
 function carSheet(view) {
-  return h("section", { class: "panel", "aria-label": "Car sheet" },
-    h("h2", {}, "Car sheet"),
+  return h("section", { class: "panel car-sheet", "aria-label": "Car sheet" },
+    h("div", { class: "row spread" }, h("h2", {}, "Car sheet"), legendBox(legend())),
     h("div", { class: "stat-row" },
       stat("Max speed", view.car.max_speed),
       // A soft hyphen lets the longest label break inside its narrow box.
@@ -125,7 +141,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
       h("div", { class: "hand" }, pair.map((card, i) => {
         const action = legal.find((a) => a.type === "apply" && a.card === card.id);
-        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action) });
+        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action), withSymbols: true });
       })),
       applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
   }
@@ -200,6 +216,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       h("h2", {}, `Turn ${view.turn + 1}: play one adjustment card`),
       view.drawn.length ? h("p", { class: "muted" }, `Drawn this turn: ${view.drawn.join(", ")}${view.redrawn.length ? ` (the hand ${view.redrawn.join(", ")} had no adjustment card and was replaced)` : ""}.`) : null,
       h("h3", { id: "hand-title" }, "Hand"),
+      view.turn === 0 ? h("p", { class: "muted small" }, "Your hand starts with the three setup cards you did not fit to the car; their symbols no longer count, only their ▲ and ▼.") : null,
       h("div", { class: "hand", role: "group", "aria-labelledby": "hand-title" }, view.hand.map((card, i) => {
         const playable = offered("card", {}).includes(card.id);
         return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id) });

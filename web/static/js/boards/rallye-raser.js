@@ -2,6 +2,7 @@
 // the car, the dials, the white dice and the reserve, and the planned route.
 // Only actions found in legal_actions are offered.
 import { dieFace } from "../dice.js";
+import { legendBox } from "../legend.js";
 import { clear, h, restoreFocus } from "../ui.js";
 import { tiebreakText as describeTiebreak } from "../tiebreaks.js";
 
@@ -19,6 +20,22 @@ const STATUS = {
 
 const fieldName = (row, lane) => `row ${row + 1}, ${LANE_NAMES[lane]} lane`;
 const signed = (n) => (n > 0 ? `+${n}` : `−${-n}`);
+
+// Everything drawn on the board, for its "?" and the "How to play" page.
+export function legend() {
+  return [
+    [carIcon(), "Your car. It starts each round on card A; reaching card B moves the cards on and runs the gear check."],
+    [h("span", { class: "limit-sign inline" }, "2"), "Speed limit: leave this field in this gear or lower, or the car stops here and the gear drops to the limit (Gasfuss). No step from one limit straight onto another."],
+    [h("span", { class: "legend-target" }, "+"), "Where the selected die can go: next to the car, then next to the previous die, forwards or sideways."],
+    [h("span", { class: "legend-step" }, "1"), "Your route, in driving order."],
+    ["L M R", "Lanes: a die fits the left lane with 1–2, the middle with 3–4, the right with 5–6. A die that does not fit is a loss of control: timer −1 and the round ends there."],
+    [dieFace(6, "timer"), "Timer (0–6): at 0 the race ends without a score."],
+    [dieFace(6, "control"), "Control (0–6): spend 1 to change a route die by 1, or to shift a second gear step."],
+    [dieFace(1, "gear"), "Gear (1–3): how many dice the route takes. Fewer damages the engine: gear 1, no upshift next round."],
+    [dieFace(3, "reserve"), "The reserve: one die kept for later, placed on the route or spent to raise or lower a route die by its value."],
+    ["Finish", "The finish zone: driving onto it ends the race. All dice in the lane you started the round in, fitting it, as many as the gear: a perfect finish, timer +1; any other finish, timer −1."],
+  ];
+}
 
 export function describeAction(action, before) {
   const pool = before?.pool || [];
@@ -160,14 +177,14 @@ export function createBoard(root, { interactive, onPlay }) {
       ...LANES.map((lane) => h("div", { class: "lane-label" }, h("b", {}, lane), h("small", {}, LANE_DICE[lane]))));
     return h("div", { class: "road-wrap" }, grid,
       h("p", { class: "muted small" }, `${view.cards_remaining} ${view.cards_remaining === 1 ? "card" : "cards"} still in the deck. A die drives the left lane with 1–2, the middle with 3–4, the right with 5–6.`),
-      h("ul", { class: "legend small", "aria-label": "Legend" },
-        h("li", {}, h("span", { class: "limit-sign inline", "aria-hidden": "true" }, "2"), " speed limit"),
-        h("li", {}, h("span", { class: "legend-target", "aria-hidden": "true" }, "+"), " where the selected die can go"),
-        h("li", {}, h("span", { class: "legend-step", "aria-hidden": "true" }, "1"), " your route, in driving order")));
+      h("ul", { class: "legend small", "aria-hidden": "true" },
+        h("li", {}, h("span", { class: "limit-sign inline" }, "2"), " speed limit"),
+        h("li", {}, h("span", { class: "legend-target" }, "+"), " where the selected die can go"),
+        h("li", {}, h("span", { class: "legend-step" }, "1"), " your route, in driving order")));
   }
 
   function dials() {
-    return h("div", { class: "dials rr-dials" },
+    return h("div", { class: "dials rr-dials" }, legendBox(legend()),
       dial("Timer", view.timer, "timer"), dial("Control", view.control, "control"), dial("Gear", view.gear, "gear", view.no_upshift ? "no upshift" : null),
       roundDial());
   }
