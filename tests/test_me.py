@@ -18,7 +18,7 @@ from puzzles import GAMES, get_game
 from service.clock import Clock
 from service.history import streaks
 from service.migrations import upgrade
-from service.store import Store
+from service.store import PlayerSummary, Store
 from tests.api_support import (
     FINISHING_GAME,
     client_of,
@@ -98,6 +98,7 @@ def test_me_lists_the_official_runs_with_their_optimum_and_name(
     assert me(client) == {
         "name": None,
         "today": DAY.isoformat(),
+        "attempts": [],
         "runs": [],
         "games": {
             game: {
@@ -116,6 +117,16 @@ def test_me_lists_the_official_runs_with_their_optimum_and_name(
     answer = me(client)
     document_schemas.validate(answer)
     assert answer["name"] == "Ada"
+    assert answer["attempts"] == [
+        {
+            "game": FINISHING_GAME,
+            "number": puzzle.number,
+            "over": True,
+            "run": played["run"],
+            "score": played["score"],
+            "official": True,
+        }
+    ]
     assert answer["runs"] == [
         {
             "id": played["run"],
@@ -273,12 +284,34 @@ def test_the_store_reads_only_official_runs_newest_day_first(store: Store):
     store.add_run(practice, "p1", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
     store.add_run(first, "p2", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
     store.record_solution(first.id, optimum=9, tiebreak=2, witness=[], proved=True, solve_seconds=1)
-    name, runs = store.official_runs("p1")
-    assert name is None
+    summary = store.player_summary("p1", DAY)
+    runs = summary.official_runs
+    assert summary.name is None
     assert [(run.daily_date, run.game, run.optimum) for run in runs] == [
         (second.daily_date, FINISHING_GAME, None),
         (DAY, FINISHING_GAME, 9),
         (DAY, OTHER_GAME, None),
     ]
     assert {(run.score, run.tiebreak) for run in runs} == {(5, 1)}
-    assert store.official_runs("nobody") == (None, [])
+    assert store.player_summary("nobody", DAY) == PlayerSummary(None, [], [])
+
+
+def test_todays_attempts_say_what_the_home_page_shows(app: Flask, api_store: Store, clock: Clock):
+    client = client_of(app)
+    clock.set(at(DAY, 10))
+    puzzle = todays_daily(api_store, FINISHING_GAME, DAY)
+    begun = start_attempt(client, puzzle).get_json()
+    assert me(client)["attempts"] == [
+        {
+            "game": FINISHING_GAME,
+            "number": puzzle.number,
+            "over": False,
+            "run": None,
+            "score": None,
+            "official": False,
+        }
+    ]
+    # Yesterday's attempts are not today's.
+    clock.set(at(DAY + timedelta(days=1), 0, 0, 1))
+    assert me(client)["attempts"] == []
+    assert begun["run"] is None

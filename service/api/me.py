@@ -17,7 +17,7 @@ from service import daily, players
 from service.api.common import DATE, GAME_NAME, NULLABLE_INT, TOKEN_ID, api, services
 from service.history import Distances, GameStats, stats_by_game
 from service.openapi import Answer
-from service.store import OfficialRun
+from service.store import DayAttempt, OfficialRun, PlayerSummary
 
 NULLABLE_NUMBER = {"type": ["number", "null"]}
 
@@ -66,10 +66,30 @@ ME = api.schema(
     "Me",
     {
         "type": "object",
-        "required": ["name", "today", "runs", "games"],
+        "required": ["name", "today", "attempts", "runs", "games"],
         "properties": {
             "name": {"type": ["string", "null"], "description": "The caller's display name"},
             "today": {**DATE, "description": "Today's date (UTC): the day streaks reach"},
+            "attempts": {
+                "type": "array",
+                "description": "The caller's attempts of today's dailies: what the home page "
+                "shows instead of Play",
+                "items": {
+                    "type": "object",
+                    "required": ["game", "number", "over", "run", "score", "official"],
+                    "properties": {
+                        "game": GAME_NAME,
+                        "number": {"type": "integer"},
+                        "over": {"type": "boolean"},
+                        "run": {
+                            "anyOf": [TOKEN_ID, {"type": "null"}],
+                            "description": "The run it became once over, else null",
+                        },
+                        "score": {**NULLABLE_INT, "description": "Null unless it finished"},
+                        "official": {"type": "boolean"},
+                    },
+                },
+            },
             "runs": {
                 "type": "array",
                 "description": "The caller's official runs, the newest day first",
@@ -123,6 +143,17 @@ def _run_json(run: OfficialRun) -> dict[str, Any]:
     }
 
 
+def _attempt_json(attempt: DayAttempt) -> dict[str, Any]:
+    return {
+        "game": attempt.game,
+        "number": attempt.number,
+        "over": attempt.over,
+        "run": attempt.run_id,
+        "score": attempt.score,
+        "official": attempt.official,
+    }
+
+
 def _distances_json(distances: Distances) -> dict[str, Any]:
     mean = None if distances.mean is None else round(distances.mean, 3)
     return {
@@ -150,17 +181,24 @@ def _stats_json(stats: GameStats) -> dict[str, Any]:
     responses={200: Answer("The caller's official runs and each game's stats", ME)},
 )
 def get_me() -> Response:
-    """The player in the request's cookie: their name, their official runs (the newest day
-    first) and each game's current and best streak, days played and distance to the optimum
-    and to par. A caller without a cookie has no runs. Par is null until it is known."""
+    """The player in the request's cookie: their name, their attempts of today's dailies,
+    their official runs (the newest day first) and each game's current and best streak,
+    days played and distance to the optimum and to par. A caller without a cookie has no
+    runs. Par is null until it is known."""
     player = players.current_player_id()
-    name, runs = (None, []) if player is None else services().store.official_runs(player)
     today = daily.today()
+    summary = (
+        PlayerSummary(None, [], [])
+        if player is None
+        else services().store.player_summary(player, today)
+    )
+    runs = summary.official_runs
     stats = stats_by_game(runs, sorted(GAMES), today)
     response = jsonify(
         {
-            "name": name,
+            "name": summary.name,
             "today": today.isoformat(),
+            "attempts": [_attempt_json(attempt) for attempt in summary.attempts],
             "runs": [_run_json(run) for run in runs],
             "games": {game: _stats_json(game_stats) for game, game_stats in stats.items()},
         }
