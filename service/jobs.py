@@ -50,10 +50,10 @@ from service.queue import (
 from service.store import PuzzleRecord, Store
 from service.worker_upkeep import (
     ReconnectNoticingPool,
-    log_abandoned_job,
     noticing_connection,
     redis_came_back,
     release_silent_scheduler_locks,
+    retry_abandoned_job_at_once,
 )
 from solver import SolveResult, solve
 
@@ -203,10 +203,11 @@ class SolveWorker(Worker):
     """RQ's forking worker with its dead-worker detection scaled to RALLY_HEARTBEAT.
 
     RQ counts a job as abandoned 60 s after its last heartbeat; here it is two
-    heartbeats, so a killed worker's job is retried promptly, and logged. A
-    scheduler silent for a heartbeat is taken over (service.worker_upkeep), so the
-    retry is queued when it is due. Once Redis is back after this worker lost it,
-    every pending puzzle is queued: those asked for meanwhile could not be.
+    heartbeats, so a killed worker's job is retried promptly: at once, and logged
+    (service.worker_upkeep). A scheduler silent for a heartbeat is taken over: the
+    retries of failed solves and the next planning run wait for one. Once Redis is
+    back after this worker lost it, every pending puzzle is queued: those asked
+    for meanwhile could not be.
     """
 
     def __init__(self, queues: Sequence[Queue], *, heartbeat: int, **kwargs: Any) -> None:
@@ -215,7 +216,7 @@ class SolveWorker(Worker):
             job_monitoring_interval=heartbeat,
             worker_ttl=heartbeat + 15,  # RQ listens for worker_ttl - 15 s between chores
             maintenance_interval=heartbeat,
-            exception_handlers=[log_abandoned_job],
+            exception_handlers=[retry_abandoned_job_at_once],
             **kwargs,
         )
         self.heartbeat_grace = 2 * heartbeat

@@ -12,8 +12,8 @@
   its lock every second: a lock not renewed for a worker heartbeat (RALLY_HEARTBEAT)
   is a dead scheduler's, and the next worker to look releases it and takes the
   scheduler over.
-- An abandoned job (its worker stopped heartbeating) is logged with what happens
-  to it next: RQ itself says so only at DEBUG.
+- An abandoned job (its worker stopped heartbeating) is retried at once rather
+  than after RALLY_RETRY_DELAY, and logged: RQ itself says so only at DEBUG.
 """
 
 from __future__ import annotations
@@ -108,19 +108,24 @@ def release_silent_scheduler_locks(
     return list(released)
 
 
-def log_abandoned_job(
+def retry_abandoned_job_at_once(
     job: Job,
     exc_type: type[BaseException],
     _exc_value: BaseException,
     _traceback: TracebackType | Any,
 ) -> bool:
-    """An RQ exception handler: logs a job whose worker stopped heartbeating (say it was
-    killed) and what becomes of it. True: the handlers after it run too."""
-    if issubclass(exc_type, AbandonedJobError):
-        if job.retries_left:
-            after = job.get_retry_interval()
-            fate = f"retried in {after} s" if after else "queued again"
-        else:
-            fate = "no retry is left"
-        log.warning("job %s was abandoned: its worker stopped heartbeating; %s", job.id, fate)
+    """An RQ exception handler: a job whose worker stopped heartbeating (say it was killed)
+    is retried at once, not after the retry delay meant for a failing solve (its worker
+    died, not its solve), and logged. True: the handlers after it run too."""
+    if not issubclass(exc_type, AbandonedJobError):
+        return True
+    if job.retries_left and job.retry_intervals:
+        # RQ takes this retry's delay from the slot below, then counts the retry: the slot
+        # is never read again, and the later retries keep their delays.
+        slot = max(len(job.retry_intervals) - job.retries_left, 0)
+        job.retry_intervals = [
+            0 if index == slot else delay for index, delay in enumerate(job.retry_intervals)
+        ]
+    fate = "retried at once" if job.retries_left else "no retry is left"
+    log.warning("job %s was abandoned: its worker stopped heartbeating; %s", job.id, fate)
     return True

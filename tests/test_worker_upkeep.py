@@ -10,6 +10,7 @@ import pytest
 import redis
 from rq import Retry
 from rq.exceptions import AbandonedJobError
+from rq.job import Job, JobStatus
 from rq.scheduler import RQScheduler
 
 from puzzles import GAMES
@@ -19,10 +20,10 @@ from service.queue import Urgency, solve_job_id, solve_queue, solve_queues
 from service.store import Store
 from service.worker_upkeep import (
     SCHEDULER_LEASE_SECONDS,
-    log_abandoned_job,
     noticing_connection,
     redis_came_back,
     release_silent_scheduler_locks,
+    retry_abandoned_job_at_once,
 )
 
 HEARTBEAT = 10
@@ -112,19 +113,41 @@ def test_a_worker_takes_over_the_scheduler_of_a_dead_one(
     assert any(line == f"worker {worker.name} runs RQ's scheduler now" for line in lines)
 
 
-@pytest.mark.parametrize(
-    ("retries", "fate"),
-    [(Retry(max=2, interval=[10, 60]), "retried in 10 s"), (None, "no retry is left")],
-)
-def test_an_abandoned_job_is_logged_with_its_fate(
-    connection: redis.Redis, caplog: pytest.LogCaptureFixture, retries: Retry | None, fate: str
+def abandon(job: Job, connection: redis.Redis) -> None:
+    """What RQ's clean-up of a dead worker's job does: the handler, then the retry if any."""
+    assert retry_abandoned_job_at_once(job, AbandonedJobError, AbandonedJobError(), None)
+    if job.retries_left:
+        with connection.pipeline() as pipeline:
+            job.retry(solve_queue(connection), pipeline)
+            pipeline.execute()
+
+
+def test_an_abandoned_job_is_retried_at_once_and_logged(
+    connection: redis.Redis, caplog: pytest.LogCaptureFixture
 ):
-    job = solve_queue(connection).enqueue("service.jobs.plan_dailies", retry=retries)
-    with caplog.at_level(logging.INFO):
-        assert log_abandoned_job(job, AbandonedJobError, AbandonedJobError(), None)
-        assert log_abandoned_job(job, TimeoutError, TimeoutError(), None)
+    queue = solve_queue(connection)
+    job = queue.enqueue("service.jobs.plan_dailies", retry=Retry(max=3, interval=[10, 60, 300]))
+    queue.remove(job)  # taken by the worker that then died
+    with caplog.at_level(logging.INFO, logger="service"):
+        abandon(job, connection)
+    assert (job.get_status(), queue.job_ids) == (JobStatus.QUEUED, [job.id])
     (record,) = caplog.records
     assert record.levelno == logging.WARNING
     assert record.getMessage() == (
-        f"job {job.id} was abandoned: its worker stopped heartbeating; {fate}"
+        f"job {job.id} was abandoned: its worker stopped heartbeating; retried at once"
     )
+    # A later retry, of a solve that failed, waits its delay as before.
+    assert (job.retries_left, job.get_retry_interval()) == (2, 60)
+    assert Job.fetch(job.id, connection=connection).retry_intervals == [0, 60, 300]
+
+
+def test_an_abandoned_job_without_retries_is_logged(
+    connection: redis.Redis, caplog: pytest.LogCaptureFixture
+):
+    job = solve_queue(connection).enqueue("service.jobs.plan_dailies")
+    with caplog.at_level(logging.INFO, logger="service"):
+        abandon(job, connection)
+        assert retry_abandoned_job_at_once(job, TimeoutError, TimeoutError(), None)
+    assert [record.getMessage() for record in caplog.records] == [
+        f"job {job.id} was abandoned: its worker stopped heartbeating; no retry is left"
+    ]
