@@ -1,8 +1,10 @@
 """The browser front end: HTML pages over the JSON API.
 
 The pages hold no rules and no data access: each one renders a shell from
-web/templates, and its ES module (web/static/js) talks to /api/v1. Only the
-rules pages are rendered here, from the project's own docs/rules at run time.
+web/templates, and its ES module (web/static/js) talks to /api/v1. Rendered
+here are only the rules pages, from the project's own docs/rules at run time,
+the API documentation, from the OpenAPI document, and the "How to play" pages'
+example positions, from the engines (service.how_to_play).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from flask import Blueprint, abort, current_app, render_template
 from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
-from service import api_docs, daily
+from service import api_docs, daily, how_to_play
 from service.api.common import api
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +120,18 @@ def archive() -> str:
 @blueprint.get("/practice")
 def practice() -> str:
     return render_template("practice.html")
+
+
+@blueprint.get("/how-to-play/<game>")
+def how_to_play_page(game: str) -> str:
+    """A minute's read per game, drawn with the play page's boards on example positions."""
+    return render_template(
+        "how_to_play.html",
+        game=known_game(game),
+        title=GAMES[game].title,
+        examples=how_to_play.examples(game),
+        today=daily.today().isoformat(),
+    )
 
 
 @blueprint.get("/rules/<game>")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from puzzles import GAMES
+from service import how_to_play
 from service.pages import RULES_DIR, WEB
 from tests.api_support import over_run
 
@@ -20,6 +23,8 @@ PAGES = [
     ("/play/rallye-raser/any-seed_1", "js/play.js"),
     ("/daily/2026-11-30/rallye-raser", "js/play.js"),
     ("/daily/2026-11-30/crazy-rally/practice", "js/play.js"),
+    ("/how-to-play/crazy-rally", "js/how-to-play.js"),
+    ("/how-to-play/rallye-raser", "js/how-to-play.js"),
 ]
 # The only absolute URL the front end may contain: the SVG namespace, which is never fetched.
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
@@ -33,6 +38,7 @@ def test_each_page_is_html_with_its_module(client: FlaskClient, path: str, scrip
     page = answer.get_data(as_text=True)
     assert f'<script type="module" src="/static/{script}">' in page
     for name in GAMES:
+        assert f'href="/how-to-play/{name}"' in page
         assert f'href="/rules/{name}"' in page
 
 
@@ -56,6 +62,20 @@ def test_the_api_documentation_is_the_apps_own_openapi_document_rendered(client:
     for name in document["components"]["schemas"]:
         assert f'id="schema-{name}"' in page
     assert '<a href="/docs/api">API documentation</a>' in client.get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_how_to_play_draws_example_positions_of_the_engine(client: FlaskClient, game: str):
+    page = client.get(f"/how-to-play/{game}").get_data(as_text=True)
+    states = [
+        json.loads(html.unescape(state)) for state in re.findall(r'data-state="([^"]*)"', page)
+    ]
+    assert len(states) == len(how_to_play.EXAMPLES[game])
+    for state in states:
+        assert set(state) >= {"view", "legal_actions"} and state["legal_actions"]
+    text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert f"How to play {GAMES[game].title}" in text
+    assert 'href="/daily/' in page and f'href="/rules/{game}">Rules reference' in page
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -99,6 +119,7 @@ def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
         "/play/crazy-rally/no%20spaces",
         "/play/crazy-rally/" + "x" * 65,
         "/rules/chess",
+        "/how-to-play/chess",
         "/no-such-page",
         "/runs/a/b",
         "/runs/no-such-run",

@@ -37,7 +37,7 @@ function showPuzzle(puzzle, players) {
       h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
     h("div", { class: "row" },
       h("a", { class: "button primary", href: dailyUrl(puzzle.game, puzzle.date), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),
-      h("a", { class: "button", href: `/rules/${puzzle.game}`, "aria-label": `${title} rules` }, "Rules")));
+      h("a", { class: "button", href: `/how-to-play/${puzzle.game}`, "aria-label": `How to play ${title}` }, "How to play")));
 }
 
 function playersText(count) {
