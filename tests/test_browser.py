@@ -56,6 +56,7 @@ from tests.browser_support import (
     chromium_path,
     click_action,
     confirms,
+    expect_accessible,
     expect_moves,
     held_back,
     key,
@@ -261,6 +262,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     play_through_ui(page, game, witness[:half])
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"daily mid-game at {width} px")
         screenshot(page, f"daily-{game}-mid-game-{width}")
     page.reload()
     expect_moves(page, half)
@@ -305,6 +307,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     )
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"daily finished at {width} px")
         screenshot(page, f"daily-{game}-finished-{width}")
     page.get_by_role("link", name="See your result").click()
     page.wait_for_url("**/runs/*")
@@ -320,6 +323,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     assert_seed_unknown(page, puzzle.seed)
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"daily result at {width} px")
         screenshot(page, f"daily-{game}-result-{width}")
 
     check_shared_result(open_page, game, puzzle, run_id)
@@ -404,6 +408,7 @@ def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, ru
         expect(visitor.locator("#share")).to_be_hidden()
         expect(visitor.locator("#name-panel")).to_be_hidden()
         expect(visitor.locator("#result")).to_have_attribute("aria-busy", "false")
+        expect_accessible(visitor, f"shared result at {width} px")
         screenshot(visitor, f"daily-{game}-shared-result-{width}")
         visitor.get_by_role("link", name="play it", exact=True).click()
         expect(visitor).to_have_url(re.compile(f"/daily/{puzzle.daily_date}/{game}$"))
@@ -571,8 +576,10 @@ def test_a_run_and_the_optimal_line_replay_side_by_side_with_captions_that_teach
     done = f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
     expect(label).to_contain_text(done, timeout=60_000)
     expect(best.get_by_role("button", name="▶ Play")).to_be_visible()
+    mine.get_by_role("button", name="Next move").click()
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"result mid-replay at {width} px")
         screenshot(page, f"result-replays-{game}-{width}")
 
 
@@ -1038,10 +1045,37 @@ def test_a_newcomer_learns_the_game_from_how_to_play_then_plays_it(game: str, op
     expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_every_state_of_a_race_passes_axe(game: str, open_page: OpenPage):
+    """Setup, a choice half made with the board's legend open, the test round, mid-game,
+    the end of the race and its submission form."""
+    seed = "browser-axe"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}", width=390)
+    wait_until_idle(page)
+    expect_accessible(page, "setup")
+    half_made = {"rallye-raser": "place", "crazy-rally": "drive"}[game]
+    first = next(i for i, action in enumerate(actions) if action["type"] == half_made)
+    play_through_ui(page, game, actions[:first])
+    *choices, _ = CLICKS[game](actions[first])
+    for selector in choices:
+        page.locator(selector).click()
+    page.locator("#board .legend-box summary").click()
+    expect_accessible(page, "a choice half made, the legend open")
+    page.locator("#board .legend-box summary").click()
+    for selector in choices:  # undone: the action is played whole below
+        if game == "rallye-raser":
+            page.locator(selector).click()
+    play_through_ui(page, game, actions[first:], already=first)
+    expect(page.locator("#finish")).to_be_visible()
+    expect_accessible(page, "the race over")
+
+
 def test_an_unknown_run_is_a_404_page(open_page: OpenPage, watch: PageWatch):
     page = open_page("/runs/no-such-run")
     expect(page.get_by_role("heading", level=1)).to_have_text("Off the track")
     assert page.request.get("/runs/no-such-run").status == 404
+    expect_accessible(page, "the 404 page")
     watch.expected("status of 404")
 
 
@@ -1081,6 +1115,7 @@ def test_every_page_fits_its_budget_and_the_screen(width: int, open_page: OpenPa
         assert page_weight(page) < PAGE_BUDGET_BYTES, path
         assert page.evaluate("document.documentElement.scrollWidth") <= width, path
         assert page.evaluate(UNLABELLED_CONTROLS) == [], path
+        expect_accessible(page, f"{path} at {width} px")
         name = path.strip("/").replace("/", "-") or "home"
         screenshot(page, f"{name}-{width}")
         page.context.close()

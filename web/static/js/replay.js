@@ -12,7 +12,7 @@ const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 // actor: who played, as a caption names them mid-sentence ("you", "the optimal line", "Ada").
 export function createReplay(container, { play, actions, boards, label, actor = "you" }) {
-  const boardRoot = h("div", { class: "board replay", "aria-label": `${label}: board` });
+  const boardRoot = h("div", { class: "board replay", role: "group", "aria-label": `${label}: board` });
   const caption = h("p", { class: "step-label", "aria-live": "polite" });
   const range = h("input", { type: "range", min: 0, max: actions.length, value: 0, "aria-label": `${label}: step` });
   const board = boards.createBoard(boardRoot, { interactive: false, actor: capitalised(actor) });
