@@ -39,12 +39,13 @@ from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally_rules import speed_after_cards
 from puzzles.playout import random_playout, seeded_chooser
 from puzzles.rallye_raser_track import card_index, lane_fits
-from service import daily, players
+from service import daily, how_to_play, players
 from service.app import create_app
 from service.clock import Clock
 from service.config import Config
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
+from solver.crazy_rally_players import heuristic_actions as crazy_rally_heuristic
 from solver.rallye_raser_players import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
@@ -1018,8 +1019,15 @@ HOW_TO_PLAY_WORDS = 600
 WORDS_OF = "(selector) => document.querySelector(selector).innerText.split(/\\s+/).length"
 
 
+GOOD_PLAYERS = {"rallye-raser": heuristic_actions, "crazy-rally": crazy_rally_heuristic}
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
-def test_a_newcomer_learns_the_game_from_how_to_play_then_plays_it(game: str, open_page: OpenPage):
+def test_a_newcomer_learns_the_game_from_how_to_play_then_a_guided_first_game(
+    game: str, open_page: OpenPage
+):
+    """Home, "How to play", a guided first game whose first turns the page points through,
+    then the rest of the race played alone, submitted, and its result."""
     page = open_page("/")
     page.get_by_role("link", name=f"How to play {GAMES[game].title}").first.click()
     expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
@@ -1033,14 +1041,41 @@ def test_a_newcomer_learns_the_game_from_how_to_play_then_plays_it(game: str, op
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         screenshot(page, f"how-to-play-{game}-{width}")
-    page.get_by_role("link", name="Play today's daily").click()
-    expect(page).to_have_url(re.compile(f"/daily/{daily.today()}/{game}$"))
+    page.get_by_role("link", name="Try a guided first game").click()
+    expect(page).to_have_url(re.compile(f"/learn/{game}$"))
     wait_until_idle(page)
     # The board's own "?" opens the same legend.
     legend = page.locator("#board .legend-box")
     expect(legend.locator(".legend-list")).to_be_hidden()
     legend.locator("summary").click()
     expect(legend.locator(".legend-list li").first).to_be_visible()
+    legend.locator("summary").click()
+
+    guided = json.loads(page.locator("#guide").get_attribute("data-line"))
+    line = GOOD_PLAYERS[game](how_to_play.GUIDED_SEED)
+    assert guided == line[: len(guided)]
+    told = page.locator("#guide-next")
+    for number, action in enumerate(guided, start=1):
+        if number == 1 or not held_back(game, guided[number - 2]):
+            expect(told).to_contain_text(f"Step {number} of {len(guided)}:")
+        # The page points at the move's first control, and the others as they appear.
+        for selector in CLICKS[game](action):
+            expect(page.locator(selector)).to_have_class(re.compile(r"\bguide-next\b"))
+            page.locator(selector).click()
+        if not held_back(game, action):
+            expect_moves(page, number)
+            wait_until_idle(page)
+    expect(told).to_contain_text("That is the guided start done")
+    expect(page.locator("#guide-did")).to_contain_text("What that did: ")
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"guided-{game}-{width}")
+    play_through_ui(page, game, line[len(guided) :], already=len(guided))
+    page.locator("#submit-run").click()
+    page.wait_for_url("**/runs/*")
+    expect(page.locator("#your-score")).to_have_text(
+        str(GAMES[game].score(GAMES[game].replay(how_to_play.GUIDED_SEED, line)))
+    )
     page.get_by_role("link", name="How to play", exact=True).click()
     expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
 
