@@ -10,6 +10,7 @@ from puzzles.cli import legal, play, replay
 from service.config import Config, ConfigError, secure_instance_folder
 from service.processes import migrate, serve, web, worker
 from solver.cli import solve
+from solver.expert_cli import analyse, par
 
 # The commands that run the service: they check its settings and own its instance folder.
 SERVICE_COMMANDS = {"serve", "web", "worker", "migrate"}
@@ -34,7 +35,7 @@ def main(ctx: click.Context) -> None:
         secure_instance_folder(Config.from_env().instance_path)
 
 
-for command in (legal, replay, play, solve, serve, web, worker, migrate):
+for command in (legal, replay, play, solve, par, analyse, serve, web, worker, migrate):
     main.add_command(command)
 
 if __name__ == "__main__":

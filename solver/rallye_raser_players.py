@@ -69,7 +69,7 @@ def greedy_actions(seed: str) -> list[Action]:
 PAID_SHIFT_CONTROL = 4  # pay for a two-step shift only with this much control
 
 
-def _limit_here(state: State, spot: dict[str, Any]) -> int | None:
+def limit_here(state: State, spot: dict[str, Any]) -> int | None:
     return limit_of(field_kind(state["track"], spot["row"], spot["lane"]))
 
 
@@ -94,14 +94,14 @@ def _hurried(state: State) -> bool:
     return (MAX_ROUNDS - state["round"] + 1) * 2 < rows_left
 
 
-def _heuristic_gear(state: State) -> Action | None:
+def heuristic_gear(state: State) -> Action | None:
     """Gear 3, or the check gear when the cards may advance this round; never above
     a limit the car sits on; a two-step shift only when control is plentiful."""
     to_card = _rows_to_next_card(state)
     wanted = 3
     if to_card <= MAX_GEAR and _check_gear(state) == 1 and not _hurried(state):
         wanted = 1 if to_card == 1 else to_card - 1  # up to card B, then cross in gear 1
-    limit = _limit_here(state, state["car"])
+    limit = limit_here(state, state["car"])
     if limit is not None:
         wanted = min(wanted, limit)
     if state["no_upshift"]:
@@ -113,7 +113,7 @@ def _heuristic_gear(state: State) -> Action | None:
     return {"type": "gear", "gear": wanted}
 
 
-def _room_for(state: State, route: list[dict[str, Any]], steps: int) -> bool:
+def room_for(state: State, route: list[dict[str, Any]], steps: int) -> bool:
     """Whether the route can still grow by steps fields (a dead end costs engine damage)."""
     if steps == 0:
         return True
@@ -122,7 +122,7 @@ def _room_for(state: State, route: list[dict[str, Any]], steps: int) -> bool:
     spots = [(tip["row"] + 1, tip["lane"]), *((tip["row"], side) for side in "LMR")]
     return any(
         target_problem(probe, row, lane) is None
-        and _room_for(state, [*route, {"row": row, "lane": lane}], steps - 1)
+        and room_for(state, [*route, {"row": row, "lane": lane}], steps - 1)
         for row, lane in spots
     )
 
@@ -132,14 +132,14 @@ def _place_value(state: State, action: Action) -> tuple:
     leave in this gear, then a die that fits or that a control point makes fit
     while control lasts, then going ahead, then the smaller misfit."""
     value = state["pool"][action["die"]]
-    limit = _limit_here(state, action)
+    limit = limit_here(state, action)
     left = state["gear"] - len(state["route"]) - 1
     leavable = limit is None or limit >= state["gear"] or left == 0
     route = [*state["route"], {"row": action["row"], "lane": action["lane"]}]
     misfit = control_cost(value, action["lane"], True)
     good = misfit == 0 or (misfit == 1 and _misfit_control(state) < state["control"])
     ahead = action["row"] > (state["route"][-1] if state["route"] else state["car"])["row"]
-    return (_room_for(state, route, left), leavable, good, ahead, -misfit)
+    return (room_for(state, route, left), leavable, good, ahead, -misfit)
 
 
 def _misfit_control(state: State) -> int:
@@ -177,7 +177,7 @@ def _heuristic_dice(state: State, options: list[Action]) -> Action:
 def heuristic_step(state: State, options: list[Action]) -> Action:
     """The heuristic player's pick among the legal actions of state."""
     if state["phase"] == "shift":
-        shift = None if state["shifted"] else _heuristic_gear(state)
+        shift = None if state["shifted"] else heuristic_gear(state)
         return shift or {"type": "roll"}
     return _heuristic_dice(state, options)
 

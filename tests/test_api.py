@@ -35,7 +35,8 @@ from tests.api_support import (
 GAME_NAMES = sorted(GAMES)
 games = pytest.mark.parametrize("game_name", GAME_NAMES)
 PUZZLE_KEYS = {
-    "game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak",
+    "game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak", "par",
+    "par_tiebreak",
     "commitment", "line_opens_at",
 }  # fmt: skip
 PRACTICE_SEED = "api-practice"
@@ -212,6 +213,8 @@ def test_a_new_seed_asked_for_is_recorded_pending_and_queued_for_solving(
         "status": "pending",
         "optimum": None,
         "tiebreak": None,
+        "par": None,
+        "par_tiebreak": None,
         "commitment": daily.commitment(game_name, rules_version, PRACTICE_SEED),
         "line_opens_at": None,
     }

@@ -43,8 +43,10 @@ from service import daily, how_to_play, players
 from service.app import create_app
 from service.clock import Clock
 from service.config import Config
+from service.jobs import store_solution
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
+from solver import expert, solve
 from solver.crazy_rally_players import heuristic_actions as crazy_rally_heuristic
 from solver.rallye_raser_players import heuristic_actions
 from tests.browser_support import (
@@ -526,6 +528,69 @@ def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_p
         puzzle.tiebreak,
         False,
     )
+
+
+def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[str, Any]]:
+    """A practice seed solved with its par (as the worker's jobs store them) and a run of it
+    played with seeded random choices: its id, its actions and the seed's par."""
+    puzzle = site.store.ensure_puzzle(game, seed, GAMES[game].rules_version)
+    store_solution(site.store, puzzle.id, solve(game, seed))
+    found = expert.par(game, seed)
+    site.store.record_par(
+        puzzle.id,
+        par=found["par"],
+        tiebreak=found["par_tiebreak"],
+        line=found["actions"],
+        seconds=found["seconds"],
+    )
+    actions = practice_run(game, seed)
+    final = GAMES[game].replay(seed, actions)
+    run = site.store.add_run(
+        puzzle,
+        "coached-player",
+        actions=actions,
+        score=GAMES[game].score(final),
+        tiebreak=GAMES[game].tiebreak(final),
+        finished=GAMES[game].is_finished(final),
+    )
+    return run.id, actions, found
+
+
+def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions(
+    site: Site, open_page: OpenPage
+):
+    game, seed = "crazy-rally", "browser-coach"
+    run_id, actions, found = coached_run(site, game, seed)
+    page = open_page(f"/runs/{run_id}", 390)
+    expect(page.locator("#par-score")).to_have_text(str(found["par"]))
+    expect(page.locator("#par-tiebreak")).to_have_text(tiebreak_words(game, found["par_tiebreak"]))
+    expect(page.locator("#replay-par .step-label")).to_contain_text(
+        f"Start (0 of {len(found['actions'])} moves)"
+    )
+    page.get_by_role("button", name="Grade the decisions").click()
+    expect(page.locator("#analysis [role=status]")).to_contain_text("grading each decision")
+    # The worker's analysis job, done here: the expert grades the run the page asked for.
+    puzzle = site.store.get_puzzle(game, seed, GAMES[game].rules_version)
+    assert puzzle is not None
+    analysis = expert.analyse(game, seed, actions, 0, (puzzle.optimum, puzzle.tiebreak))
+    assert site.store.record_analysis(run_id, analysis, seconds=analysis["seconds"])
+    costly = [
+        d for d in analysis["decisions"] if d["loss"]["points"] > 0 or d["loss"]["tiebreak"] > 0
+    ]
+    assert costly, "a run of random choices loses something"
+    cards = page.locator("#analysis .decision")
+    expect(cards).to_have_count(min(3, len(costly)), timeout=3 * STEP_TIMEOUT_MS)
+    expect(page.locator("#analysis")).to_contain_text("Lost by decisions")
+    expect(page.locator("#analysis")).to_contain_text("Luck (the dice and the draw)")
+    worst = max(costly, key=lambda d: (d["loss"]["points"], d["loss"]["tiebreak"]))
+    first = cards.first
+    expect(first.locator("h4")).to_have_text(f"Move {worst['index'] + 1}")
+    expect(first.locator("dd").nth(2)).to_contain_text(f"{worst['loss']['points']:.1f} ± ")
+    expect(first.locator(".board")).not_to_be_empty()
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        screenshot(page, f"result-graded-decisions-{width}")
 
 
 SUBMIT_RUN = """async ([game, seed, actions]) => {

@@ -136,6 +136,8 @@ PUZZLE = api.schema(
             "status",
             "optimum",
             "tiebreak",
+            "par",
+            "par_tiebreak",
             "commitment",
             "line_opens_at",
         ],
@@ -159,6 +161,13 @@ PUZZLE = api.schema(
                 "description": "Best score; null unless solved (or when no run can finish)",
             },
             "tiebreak": {**NULLABLE_INT, "description": "Best tie-break among optimal runs"},
+            "par": {
+                **NULLABLE_INT,
+                "description": "The expert's score on the same dice and cards, played without "
+                "foresight (its line is the par line); null until computed, or when that run "
+                "does not finish",
+            },
+            "par_tiebreak": {**NULLABLE_INT, "description": "The par run's tie-break"},
             "commitment": {
                 "type": "string",
                 "pattern": "^[0-9a-f]{64}$",
@@ -306,6 +315,8 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
         "status": puzzle.status,
         "optimum": puzzle.optimum,
         "tiebreak": puzzle.tiebreak,
+        "par": puzzle.par,
+        "par_tiebreak": puzzle.par_tiebreak,
         "commitment": daily.commitment(puzzle.game, puzzle.rules_version, puzzle.seed),
         "line_opens_at": None if opens is None else opens.isoformat(),
     }

@@ -1,0 +1,169 @@
+"""The expert's strength, cost and consistency, per game (solver.expert, issue 16).
+
+Strength: on N seeds (`quality-K` ...), the expert's par, the greedy and the
+heuristic players' results beside the hindsight optimum: mean and median gap to
+it in points and tie-break (an unfinished run counts 0 points), mean result and
+how often each finishes; par CPU seconds median, p95 and max.
+
+Cost of grading: the heuristic player's runs of the first G seeds graded
+(`analyse`, the optimum given, as the service passes the stored one): seconds
+median and max, peak memory of the grading process.
+
+Consistency: D decisions of those runs graded with rng_seed 0 and 1: how often
+the expert's choice is the same, and how often the two losses agree within the
+sum of their stated errors.
+
+Usage: python -m bench.expert [--seeds N] [--start K] [--game NAME] [--grade G]
+                              [--decisions D] [--workers W]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import multiprocessing
+import resource
+import statistics
+import time
+from typing import Any
+
+from puzzles import get_game
+from solver import solve
+from solver.core import PLAYER_MODULES
+from solver.expert import analyse, grade, par, player_views
+
+PLAYERS = ("expert", "greedy", "heuristic")
+
+
+def result(game_name: str, seed: str, actions: list[Any]) -> tuple[int, int | None]:
+    """(points, tie-break) of a run: 0 points and no tie-break when unfinished."""
+    game = get_game(game_name)
+    final = game.replay(seed, actions)
+    if not game.is_finished(final):
+        return 0, None
+    return game.score(final) or 0, game.tiebreak(final)
+
+
+def measure_seed(game_name: str, seed: str) -> dict[str, Any]:
+    players = importlib.import_module(PLAYER_MODULES[game_name])
+    optimum = solve(game_name, seed)
+    started = time.process_time()
+    expert = par(game_name, seed)
+    cpu = time.process_time() - started
+    runs = {
+        "expert": expert["actions"],
+        "greedy": players.greedy_actions(seed),
+        "heuristic": players.heuristic_actions(seed),
+    }
+    return {
+        "seed": seed,
+        "optimum": (optimum.optimum or 0, optimum.tiebreak),
+        "results": {name: result(game_name, seed, run) for name, run in runs.items()},
+        "par_cpu": cpu,
+    }
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def report_strength(game_name: str, rows: list[dict[str, Any]]) -> None:
+    print(f"\n== {game_name}: strength on {len(rows)} seeds")
+    print("player     mean pts  mean gap  median gap  finished  mean tie-break (finished)")
+    for name in PLAYERS:
+        points = [row["results"][name][0] for row in rows]
+        gaps = [row["optimum"][0] - row["results"][name][0] for row in rows]
+        ties = [row["results"][name][1] for row in rows if row["results"][name][1] is not None]
+        tie = statistics.fmean(ties) if ties else float("nan")
+        print(
+            f"{name:9s}  {statistics.fmean(points):8.2f}  {statistics.fmean(gaps):8.2f}  "
+            f"{statistics.median(gaps):10.1f}  {len(ties):4d}/{len(rows):<4d}  {tie:8.2f}"
+        )
+    optimum_ties = [row["optimum"][1] for row in rows if row["optimum"][1] is not None]
+    print(f"optimum: mean points {statistics.fmean(r['optimum'][0] for r in rows):.2f}", end="")
+    print(f", mean tie-break {statistics.fmean(optimum_ties):.2f}" if optimum_ties else "")
+    cpu = [row["par_cpu"] for row in rows]
+    slowest = max(rows, key=lambda row: row["par_cpu"])
+    print(
+        f"par CPU seconds: median {statistics.median(cpu):.2f}  p95 {percentile(cpu, 0.95):.2f}"
+        f"  max {max(cpu):.2f} ({slowest['seed']})"
+    )
+
+
+def measure_grading(game_name: str, seeds: list[str], decisions: int, out: Any) -> None:
+    """Grade the heuristic player's runs; time each, then check consistency."""
+    players = importlib.import_module(PLAYER_MODULES[game_name])
+    seconds, graded_runs = [], []
+    for seed in seeds:
+        actions = players.heuristic_actions(seed)
+        optimum = solve(game_name, seed)
+        started = time.process_time()
+        graded = analyse(game_name, seed, actions, optimum=(optimum.optimum, optimum.tiebreak))
+        seconds.append(time.process_time() - started)
+        graded_runs.append((seed, actions, graded))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.put((seconds, peak, consistency(game_name, graded_runs, decisions)))
+
+
+def consistency(game_name: str, graded_runs: list, decisions: int) -> tuple[int, int, int]:
+    """(decisions compared, same expert choice, losses within the stated errors)."""
+    picked = [
+        (seed, actions, graded["decisions"][part * len(graded["decisions"]) // 3]["index"])
+        for seed, actions, graded in graded_runs
+        for part in range(3)
+        if graded["decisions"]
+    ][:decisions]
+    same = agree = 0
+    for seed, actions, index in picked:
+        view = list(player_views(game_name, seed, actions[:index]))[-1]
+        first, second = (grade(game_name, view, actions[index], rng) for rng in (0, 1))
+        assert first is not None and second is not None
+        same += first["expert"] == second["expert"]
+        difference = abs(first["loss"]["points"] - second["loss"]["points"])
+        errors = first["loss"]["points_error"] + second["loss"]["points_error"]
+        tie_difference = abs(first["loss"]["tiebreak"] - second["loss"]["tiebreak"])
+        tie_errors = first["loss"]["tiebreak_error"] + second["loss"]["tiebreak_error"]
+        agree += difference <= errors + 1e-9 and tie_difference <= tie_errors + 1e-9
+    return len(picked), same, agree
+
+
+def report_grading(game_name: str, seconds: list[float], peak: float, agreed: tuple) -> None:
+    print(
+        f"grading a heuristic run ({len(seconds)} runs), CPU seconds: median "
+        f"{statistics.median(seconds):.2f}  max {max(seconds):.2f}; peak memory {peak:.0f} MiB"
+    )
+    compared, same, agree = agreed
+    print(
+        f"consistency on {compared} decisions, rng_seed 0 and 1: same choice {same}, "
+        f"losses within the stated errors {agree}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--game", choices=("crazy-rally", "rallye-raser"), action="append")
+    parser.add_argument("--grade", type=int, default=10)
+    parser.add_argument("--decisions", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
+    context = multiprocessing.get_context("spawn")
+    for game_name in args.game or ("crazy-rally", "rallye-raser"):
+        with context.Pool(args.workers) as pool:
+            rows = pool.starmap(measure_seed, [(game_name, seed) for seed in seeds])
+        report_strength(game_name, rows)
+        out = context.Queue()
+        worker = context.Process(
+            target=measure_grading,
+            args=(game_name, seeds[: args.grade], args.decisions, out),
+        )
+        worker.start()
+        report_grading(game_name, *out.get())
+        worker.join()
+
+
+if __name__ == "__main__":
+    main()
