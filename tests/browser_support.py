@@ -36,6 +36,8 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
 # How long one UI step (a click and the server's answer) may take.
 STEP_TIMEOUT_MS = 10_000
+# A whole long page (the API documentation) drawn into a picture on a busy machine.
+SCREENSHOT_TIMEOUT_MS = 60_000
 
 
 def chromium_path() -> str:
@@ -211,7 +213,7 @@ def screenshot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     # From the top: scrolled down, a sticky panel (the dice tray) is drawn out of place.
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=True, timeout=SCREENSHOT_TIMEOUT_MS)
     return path
 
 
