@@ -10,6 +10,7 @@ import { offerName } from "./name-form.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { createReplay } from "./replay.js";
 import { showShare } from "./share.js";
+import { showStatsPanel } from "./stats.js";
 import { tiebreakHeading, tiebreakRule } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
@@ -161,6 +162,10 @@ function showAsMine(run, puzzle) {
   text("result-title", puzzleName(run));
   text("score-label", "Your score");
   showShare(run.id).catch((error) => say(`The share text could not be made. ${error.message}`));
+  if (puzzle.number) {
+    showStatsPanel(document.getElementById("stats-panel"), run.game)
+      .catch((error) => say(`Your stats could not be loaded. ${error.message}`));
+  }
   offerName(document.getElementById("name-panel"));
   const again = document.getElementById("play-again");
   if (lineHidden(puzzle)) {
