@@ -7,7 +7,8 @@
   (or fails) marks its puzzle failed with the reason and is tried again later
   on the retry queue, behind everything more urgent.
 - `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
-  today's and the next seven days' dailies and queues every pending puzzle
+  today's and the next seven days' dailies, and every past daily from the first day
+  on that is not recorded yet (a fresh install's archive), and queues every pending puzzle
   (the sweep that also picks up puzzles requested while Redis was down), each
   in the queue of its urgency now: the coming days' dailies wait behind the
   solves players wait on, and a run moves the next day's into the most urgent
@@ -15,6 +16,9 @@
   run first schedules the next slot's run with RQ's scheduler under a unique
   job id, and every worker start queues the current slot's, so the chain
   survives restarts and any number of workers keeps one run per slot.
+- A worker that finds every queue empty queues the pending puzzles itself
+  (`SolveWorker.heartbeat`), so none waits for the next planning run while a worker
+  idles: those asked for past a cap, and the past dailies a page records.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from service.queue import (
     solve_queue,
     solve_queues,
     start_planning,
-    urgency_of,
+    sweep_urgency_of,
 )
 from service.store import PuzzleRecord, Store
 from solver import SolveResult, solve
@@ -151,12 +155,12 @@ def queue_solving(
     urgency: Urgency | None = None,
 ) -> int:
     """Queue the solving of each puzzle of a known game, in the given urgency's queue or
-    else its own; the number newly queued or moved ahead."""
+    else the one a sweep puts it in; the number newly queued or moved ahead."""
     queued = 0
     for puzzle in puzzles:
         if puzzle.game not in GAMES:
             continue
-        own = urgency_of(puzzle.daily_date, config) if urgency is None else urgency
+        own = sweep_urgency_of(puzzle.daily_date, config) if urgency is None else urgency
         queue = solve_queue(connection, own)
         queued += enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
     return queued
@@ -165,8 +169,24 @@ def queue_solving(
 def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
     """Queue every pending puzzle (those asked for while Redis was down, and those that
     waited out the caps, among them) in the queue of its urgency now, moving a coming
-    daily whose day came near ahead of the solves players wait on."""
+    daily whose day came near ahead of the solves players wait on; a past daily goes to
+    the backfill (service.queue.sweep_urgency_of)."""
     return queue_solving(connection, config, store.pending_puzzles())
+
+
+def record_past_dailies(store: Store, daily_key: str) -> int:
+    """Record every daily from the first day to yesterday that is not recorded yet (under
+    any rules version), as pending; the number recorded."""
+    recorded = store.recorded_dailies()
+    missing = [
+        (game, day)
+        for day in daily.days_between(daily.FIRST_DAY, daily.today())
+        for game in sorted(GAMES)
+        if (game, day) not in recorded
+    ]
+    for game, day in missing:
+        daily.ensure_daily(store, daily_key, game, day)
+    return len(missing)
 
 
 def plan_dailies() -> int:
@@ -189,6 +209,7 @@ def plan_dailies() -> int:
         if puzzle.status == "failed"
     ]
     retried = queue_solving(connection, config, failed, Urgency.RETRY)
+    record_past_dailies(store, config.daily_key)
     return retried + sweep_pending(store, config, connection)
 
 
@@ -209,6 +230,23 @@ class SolveWorker(Worker):
         )
         self.heartbeat_grace = 2 * heartbeat
         self.stop_requested = False
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        """RQ's heartbeat, which an idle worker beats between its waits for a job: with
+        every queue empty, it queues the puzzles still pending, if any."""
+        super().heartbeat(timeout, pipeline)
+        if pipeline is None and not any(queue.count for queue in self.queues):
+            self.queue_waiting_puzzles()
+
+    def queue_waiting_puzzles(self) -> None:
+        """Queue the pending puzzles; a failure is logged and left to the next heartbeat."""
+        try:
+            config, store = worker_context()
+            if store.pending_puzzles(limit=1):
+                queued = sweep_pending(store, config, self.connection)
+                log.info("nothing queued: queued %d pending puzzles", queued)
+        except Exception:  # the worker goes on: its jobs matter more than this sweep
+            log.exception("the pending puzzles could not be queued")
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_requested = True

@@ -1,6 +1,6 @@
 """Putting work on the solve queues (RQ on Redis), safely from any process.
 
-Solves wait in five queues, and every worker takes the next job from the first
+Solves wait in six queues, and every worker takes the next job from the first
 of them that has one:
 
 1. "solve": the planning runs and today's dailies, the ones being played (and
@@ -11,7 +11,10 @@ of them that has one:
    (and queued by the planning run's sweep: a GET never queues work);
 4. "solve-coming": the dailies of the coming days, which have hours or days to spare;
 5. "solve-retry": solves that failed (say over their time or memory bound),
-   tried again once nothing more urgent waits.
+   tried again once nothing more urgent waits;
+6. "solve-backfill": the past dailies the service solves of its own accord, from
+   the first day on, so that the archive is ready before anyone asks (queued by
+   the planning run's sweep, and by a worker that finds nothing else to do).
 
 The solves players cause (practice seeds and past dailies) are capped: while
 RALLY_MAX_PENDING_SOLVES of them wait, a new one is refused for everyone, and a
@@ -57,6 +60,7 @@ class Urgency(IntEnum):
     ARCHIVE = 2
     COMING = 3
     RETRY = 4
+    BACKFILL = 5
 
 
 QUEUE_NAMES = {
@@ -65,6 +69,7 @@ QUEUE_NAMES = {
     Urgency.ARCHIVE: "solve-archive",
     Urgency.COMING: "solve-coming",
     Urgency.RETRY: "solve-retry",
+    Urgency.BACKFILL: "solve-backfill",
 }
 URGENCY_OF_QUEUE = {name: urgency for urgency, name in QUEUE_NAMES.items()}
 # The queues whose solves players cause, and so are capped.
@@ -122,6 +127,14 @@ def urgency_of(daily_date: date | None, config: Config) -> Urgency:
         return Urgency.ARCHIVE
     lead = timedelta(seconds=LEAD_PLAN_INTERVALS * config.plan_interval)
     return Urgency.TODAY if daily.starts_within(daily_date, lead) else Urgency.COMING
+
+
+def sweep_urgency_of(daily_date: date | None, config: Config) -> Urgency:
+    """The queue a sweep puts a pending puzzle in: its urgency's, but a past daily no one
+    is waiting on goes to the backfill, behind everything else and outside the caps on
+    what players cause (a player asking for it moves it ahead, to the archive queue)."""
+    urgency = urgency_of(daily_date, config)
+    return Urgency.BACKFILL if urgency is Urgency.ARCHIVE else urgency
 
 
 def solve_queue(connection: redis.Redis, urgency: Urgency = Urgency.TODAY) -> Queue:

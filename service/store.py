@@ -361,6 +361,14 @@ class Store(AttemptStorage):
             )
             return [_puzzle_record(row) for row in rows]
 
+    def recorded_dailies(self) -> set[tuple[str, date]]:
+        """The (game, date) of every daily recorded, under any rules version."""
+        with self._read() as session:
+            rows = session.execute(
+                select(Puzzle.game, Puzzle.daily_date).where(Puzzle.daily_date.is_not(None))
+            )
+            return {(game, day) for game, day in rows if day is not None}
+
     def pending_puzzles(self, limit: int = 1000) -> list[PuzzleRecord]:
         """Puzzles still waiting for their optimum, oldest first."""
         with self._read() as session:
