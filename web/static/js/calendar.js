@@ -4,7 +4,7 @@
 // again until it is known, so its day updates without a reload.
 import { api } from "./api.js";
 import { history } from "./history.js";
-import { clear, dailyUrl, gameTitle, h, optimumText, say } from "./ui.js";
+import { clear, dailyUrl, gameTitle, h, optimumText, playUrl, say } from "./ui.js";
 
 const DAY_MS = 86400000;
 const POLL_MS = 10000;
@@ -30,9 +30,11 @@ export function createCalendar(root, { onError = say } = {}) {
     const run = mine.get(`${game}@${date}`);
     const optimum = puzzle ? optimumText(puzzle) : "…";
     const score = run ? String(run.score) : "–";
-    const words = `${gameTitle(game)} ${date}${puzzle ? ` #${puzzle.number}` : ""}: ${run ? `your score ${run.score}` : "not played"}, optimum ${optimum}`;
+    const words = `Play ${gameTitle(game)}${puzzle ? ` #${puzzle.number}` : ""} (${date}): ${run ? `your score ${run.score}` : "not played"}, optimum ${optimum}`;
+    // A past daily's seed is public: it plays as practice by its seed.
+    const href = puzzle?.seed ? playUrl(game, puzzle.seed) : dailyUrl(game, date);
     return h("td", { class: `cal-day ${run ? "played" : "unplayed"}${ms === today ? " today" : ""}`, dataset: { date } },
-      h("a", { href: dailyUrl(game, date), "aria-label": words, title: words },
+      h("a", { href, "aria-label": words, title: words },
         h("span", { class: "cal-date" }, new Date(ms).getUTCDate()),
         h("span", { class: "cal-score" }, score),
         h("span", { class: "cal-optimum", dataset: { optimum: puzzle?.status ?? "unknown" } },
@@ -84,7 +86,8 @@ export function createCalendar(root, { onError = say } = {}) {
     today = Date.parse(`${todays.date}T00:00:00Z`);
     first = today - ((todays.puzzles[0]?.number || 1) - 1) * DAY_MS;
     mine = new Map(me.runs.map((run) => [`${run.game}@${run.date}`, run]));
-    shownMonth = monthStart(today);
+    // The month of the latest past daily (yesterday's), where the archive's news is.
+    shownMonth = monthStart(Math.max(first, today - DAY_MS));
     root.querySelector("#older-month").addEventListener("click", () => { shownMonth = previousMonth(shownMonth); show(); });
     root.querySelector("#newer-month").addEventListener("click", () => { shownMonth = nextMonth(shownMonth); show(); });
     await show();
