@@ -1,4 +1,5 @@
-"""The only module that speaks SQL: puzzles, runs and players on SQLite or PostgreSQL.
+"""The only module that speaks SQL: puzzles, runs, players and the analyses of runs on SQLite
+or PostgreSQL.
 
 Every function returns plain frozen records, never live ORM objects, so callers
 hold no session. Each write is one short transaction committed before the
@@ -42,7 +43,16 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.cache import BriefCache
 from service.clock import CLOCK
-from service.models import Attempt, Player, PlayerCount, Puzzle, Run, ScoreCount, utc_now
+from service.models import (
+    Attempt,
+    Player,
+    PlayerCount,
+    Puzzle,
+    Run,
+    RunAnalysis,
+    ScoreCount,
+    utc_now,
+)
 from service.store_attempts import AttemptStorage
 from service.store_statements import prepared
 
@@ -120,10 +130,20 @@ class PuzzleRecord:
     proved: bool | None
     solve_seconds: float | None
     error: str | None
+    par: int | None
+    par_tiebreak: int | None
+    par_line: list[Any] | None
+    par_seconds: float | None
 
     @property
     def is_daily(self) -> bool:
         return self.daily_date is not None
+
+    @property
+    def has_par(self) -> bool:
+        """True once the par is computed (par itself is null when the expert's run does not
+        finish)."""
+        return self.par_line is not None
 
 
 @dataclass(frozen=True)
@@ -182,7 +202,8 @@ class PlayedRun:
 @dataclass(frozen=True)
 class OfficialRun:
     """One official run of a player with what their history shows of its daily: its date,
-    game and number, and its optimum (None until solved)."""
+    game and number, its optimum (None until solved) and its par (None until computed, or
+    when the expert's run does not finish)."""
 
     id: str
     daily_date: date
@@ -191,6 +212,7 @@ class OfficialRun:
     score: int
     tiebreak: int
     optimum: int | None
+    par: int | None
 
 
 @dataclass(frozen=True)
@@ -214,8 +236,26 @@ class PlayerSummary:
     attempts: list[DayAttempt]
 
 
+@dataclass(frozen=True)
+class AnalysisRecord:
+    """A run's analysis: pending until computed, then done (analysis) or failed (error)."""
+
+    run_id: str
+    status: str
+    rng_seed: int
+    analysis: dict[str, Any] | None
+    error: str | None
+    seconds: float | None
+
+
 def _puzzle_record(row: Puzzle) -> PuzzleRecord:
     return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
+
+
+def _analysis_record(row: RunAnalysis) -> AnalysisRecord:
+    return AnalysisRecord(
+        **{field.name: getattr(row, field.name) for field in fields(AnalysisRecord)}
+    )
 
 
 def _run_record(run: Run) -> RunRecord:
@@ -402,6 +442,25 @@ class Store(AttemptStorage):
             solve_seconds=solve_seconds,
             error=None,
         )
+
+    def record_par(
+        self,
+        puzzle_id: int,
+        *,
+        par: int | None,
+        tiebreak: int | None,
+        line: list[Any],
+        seconds: float,
+    ) -> bool:
+        """Store the puzzle's par in one statement; False if it had one already (a re-run or
+        a second job leaves the first par as it is)."""
+        with self._write() as session:
+            result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(Puzzle)
+                .where(Puzzle.id == puzzle_id, Puzzle.par_line.is_(None))
+                .values(par=par, par_tiebreak=tiebreak, par_line=line, par_seconds=seconds)
+            )
+            return result.rowcount == 1
 
     def record_failure(self, puzzle_id: int, error: str) -> bool:
         """Mark an unsolved puzzle failed with the reason; False if it was already solved."""
@@ -673,3 +732,47 @@ class Store(AttemptStorage):
             official_runs=[OfficialRun(*row) for row in rows],
             attempts=[DayAttempt(*row) for row in attempts],  # type: ignore[arg-type]
         )
+
+    # Analyses of runs
+
+    def get_analysis(self, run_id: str) -> AnalysisRecord | None:
+        with self._read() as session:
+            row = session.get(RunAnalysis, run_id)
+            return _analysis_record(row) if row else None
+
+    def request_analysis(self, run_id: str, rng_seed: int) -> AnalysisRecord:
+        """The run's analysis, first recorded as pending if none is (safe under races: the
+        first request's record stays)."""
+        with self._write() as session:
+            now = utc_now()
+            session.execute(
+                self._insert(RunAnalysis)
+                .values(
+                    run_id=run_id,
+                    status="pending",
+                    rng_seed=rng_seed,
+                    created_at=now,
+                    updated_at=now,
+                )
+                .on_conflict_do_nothing(index_elements=["run_id"])
+            )
+        stored = self.get_analysis(run_id)
+        assert stored is not None, "an analysis just inserted or found conflicting must exist"
+        return stored
+
+    def record_analysis(self, run_id: str, analysis: dict[str, Any], seconds: float) -> bool:
+        """Store a pending analysis's result; False if it was no longer pending."""
+        return self._settle_analysis(run_id, status="done", analysis=analysis, seconds=seconds)
+
+    def record_analysis_failure(self, run_id: str, error: str) -> bool:
+        """Mark a pending analysis failed with the reason; False if it was no longer pending."""
+        return self._settle_analysis(run_id, status="failed", error=error)
+
+    def _settle_analysis(self, run_id: str, **values: Any) -> bool:
+        with self._write() as session:
+            result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(RunAnalysis)
+                .where(RunAnalysis.run_id == run_id, RunAnalysis.status == "pending")
+                .values(**values)
+            )
+            return result.rowcount == 1

@@ -5,7 +5,7 @@ The index holds every column the read takes from the runs (`official` too, which
 reads for the condition), so both databases answer it from the index alone.
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

@@ -8,6 +8,7 @@
 import { api, puzzleApi } from "./api.js";
 import { offerName } from "./name-form.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
+import { compareLines } from "./compare.js";
 import { createReplay } from "./replay.js";
 import { showShare } from "./share.js";
 import { showStatsPanel } from "./stats.js";
@@ -138,23 +139,29 @@ async function showSolution(run, boards, ref) {
       clear(root, h("p", { class: "muted" }, why));
       return;
     }
-    await createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line" });
+    const replay = createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line", actor: "the optimal line" });
+    await replay.ready;
+    return { replay, actions: solution.actions };
   } catch (error) {
     clear(root, h("p", { class: "muted" }, `The optimal line could not be loaded. ${error.message}`));
   }
+  return null;
 }
 
-function showRunReplay(run, boards) {
+async function showRunReplay(run, boards) {
   const root = document.getElementById("replay-run");
   if (run.actions === null) {
     clear(root, opening(run.puzzle.line_opens_at, (when) => (when
       ? `The moves of this run are shown to everyone once the day is over, at ${when}.`
       : `The moves of this run are open now: ${OPEN_NOW}`)),
     h("p", {}, h("a", { class: "button primary", href: puzzleUrl(run) }, "Play today's daily")));
-    return Promise.resolve();
+    return null;
   }
   const play = (prefix) => api.runStep(run.id, prefix.length);
-  return createReplay(root, { play, actions: run.actions, boards, label: "This run" });
+  const actor = run.yours ? "you" : run.name || "the player";
+  const replay = createReplay(root, { play, actions: run.actions, boards, label: "This run", actor });
+  await replay.ready;
+  return { replay, actions: run.actions, actor };
 }
 
 // The viewer's own run: "your score", sharing and playing it again.
@@ -222,7 +229,8 @@ async function start() {
     histogram(board, run, puzzle, mine);
     const table = leaderboardTable(board, boards, run.game);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
-    await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
+    const [runLine, bestLine] = await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
+    if (runLine && bestLine) compareLines(document.getElementById("compare"), runLine, bestLine, boards.TURN.name);
   } catch (error) {
     text("result-label", "This run could not be shown.");
     say(error.status === 404 ? "There is no run with this link." : error.message);
