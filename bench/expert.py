@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import multiprocessing
 import resource
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -61,6 +63,10 @@ def measure_seed(game_name: str, seed: str) -> dict[str, Any]:
         "results": {name: result(game_name, seed, run) for name, run in runs.items()},
         "par_cpu": cpu,
     }
+
+
+def measure_seed_of(job: tuple[str, str]) -> dict[str, Any]:
+    return measure_seed(*job)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -152,8 +158,12 @@ def main() -> None:
     seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
     context = multiprocessing.get_context("spawn")
     for game_name in args.game or ("crazy-rally", "rallye-raser"):
+        rows = []
         with context.Pool(args.workers) as pool:
-            rows = pool.starmap(measure_seed, [(game_name, seed) for seed in seeds])
+            for row in pool.imap(measure_seed_of, [(game_name, seed) for seed in seeds]):
+                # A long sweep says how far it got, so that a partial run still tells something.
+                print(json.dumps(row), file=sys.stderr, flush=True)
+                rows.append(row)
         report_strength(game_name, rows)
         out = context.Queue()
         worker = context.Process(
