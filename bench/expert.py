@@ -14,7 +14,11 @@ the expert's choice is the same, and how often the two losses agree within the
 sum of their stated errors.
 
 Usage: python -m bench.expert [--seeds N] [--start K] [--game NAME] [--grade G]
-                              [--decisions D] [--workers W]
+                              [--decisions D] [--workers W] [--no-strength]
+       python -m bench.expert --game NAME --from-log FILE
+(each seed's strength figures go to stderr as a JSON line as they come; --from-log
+reports the strength of the seeds such a log holds, for a sweep cut short;
+--grade 0 leaves out grading and consistency, --no-strength the strength sweep)
 """
 
 from __future__ import annotations
@@ -154,25 +158,37 @@ def main() -> None:
     parser.add_argument("--grade", type=int, default=10)
     parser.add_argument("--decisions", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-strength", action="store_true")
+    parser.add_argument("--from-log", type=argparse.FileType("r"))
     args = parser.parse_args()
     seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
+    if args.from_log:
+        report_strength(args.game[0], [json.loads(line) for line in args.from_log])
+        return
     context = multiprocessing.get_context("spawn")
     for game_name in args.game or ("crazy-rally", "rallye-raser"):
-        rows = []
-        with context.Pool(args.workers) as pool:
-            for row in pool.imap(measure_seed_of, [(game_name, seed) for seed in seeds]):
-                # A long sweep says how far it got, so that a partial run still tells something.
-                print(json.dumps(row), file=sys.stderr, flush=True)
-                rows.append(row)
-        report_strength(game_name, rows)
-        out = context.Queue()
-        worker = context.Process(
-            target=measure_grading,
-            args=(game_name, seeds[: args.grade], args.decisions, out),
-        )
-        worker.start()
-        report_grading(game_name, *out.get())
-        worker.join()
+        if not args.no_strength:
+            strength(context, game_name, seeds, args.workers)
+        if args.grade:
+            grading(context, game_name, seeds[: args.grade], args.decisions)
+
+
+def strength(context: Any, game_name: str, seeds: list[str], workers: int) -> None:
+    rows = []
+    with context.Pool(workers) as pool:
+        for row in pool.imap(measure_seed_of, [(game_name, seed) for seed in seeds]):
+            # A long sweep says how far it got, so that a partial run still tells something.
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            rows.append(row)
+    report_strength(game_name, rows)
+
+
+def grading(context: Any, game_name: str, seeds: list[str], decisions: int) -> None:
+    out = context.Queue()
+    worker = context.Process(target=measure_grading, args=(game_name, seeds, decisions, out))
+    worker.start()
+    report_grading(game_name, *out.get())
+    worker.join()
 
 
 if __name__ == "__main__":
