@@ -80,15 +80,20 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def report_strength(game_name: str, rows: list[dict[str, Any]]) -> None:
     print(f"\n== {game_name}: strength on {len(rows)} seeds")
-    print("player     mean pts  mean gap  median gap  finished  mean tie-break (finished)")
+    print(
+        "player     mean pts  mean gap  median gap  finished  gap when finished  "
+        "tie-break gap when finished"
+    )
     for name in PLAYERS:
         points = [row["results"][name][0] for row in rows]
         gaps = [row["optimum"][0] - row["results"][name][0] for row in rows]
-        ties = [row["results"][name][1] for row in rows if row["results"][name][1] is not None]
-        tie = statistics.fmean(ties) if ties else float("nan")
+        done = [row for row in rows if row["results"][name][1] is not None]
+        done_gap = [row["optimum"][0] - row["results"][name][0] for row in done]
+        tie_gap = [row["optimum"][1] - row["results"][name][1] for row in done]
         print(
             f"{name:9s}  {statistics.fmean(points):8.2f}  {statistics.fmean(gaps):8.2f}  "
-            f"{statistics.median(gaps):10.1f}  {len(ties):4d}/{len(rows):<4d}  {tie:8.2f}"
+            f"{statistics.median(gaps):10.1f}  {len(done):4d}/{len(rows):<4d}  "
+            f"{_mean(done_gap):17.2f}  {_mean(tie_gap):27.2f}"
         )
     optimum_ties = [row["optimum"][1] for row in rows if row["optimum"][1] is not None]
     print(f"optimum: mean points {statistics.fmean(r['optimum'][0] for r in rows):.2f}", end="")
@@ -99,6 +104,10 @@ def report_strength(game_name: str, rows: list[dict[str, Any]]) -> None:
         f"par CPU seconds: median {statistics.median(cpu):.2f}  p95 {percentile(cpu, 0.95):.2f}"
         f"  max {max(cpu):.2f} ({slowest['seed']})"
     )
+
+
+def _mean(values: list[float]) -> float:
+    return statistics.fmean(values) if values else float("nan")
 
 
 def measure_grading(game_name: str, seeds: list[str], decisions: int, out: Any) -> None:
