@@ -535,6 +535,12 @@ def _card_view(state: State, index: int) -> dict[str, Any] | None:
     }
 
 
+def finish_points(state: State) -> int:
+    """RR-25: what a finished run scores: 2 × timer + control."""
+    points: int = 2 * state["timer"] + state["control"]
+    return points
+
+
 class RallyeRaser(Game):
     """Rallye Raser played solo on a seeded deck and seeded dice."""
 
@@ -566,8 +572,7 @@ class RallyeRaser(Game):
     def score(self, state: State) -> int | None:
         if state["status"] != "finished":
             return None
-        points: int = 2 * state["timer"] + state["control"]
-        return points
+        return finish_points(state)
 
     def tiebreak(self, state: State) -> int:
         rounds: int = state["rounds_played"]

@@ -207,6 +207,13 @@ class Config:
     # Solves of practice seeds and past dailies that may wait at once: in all, and per client.
     max_pending_solves: int
     max_pending_solves_per_client: int
+    # Seconds the expert's own run of a seed (its par) may take, and memory as for a solve.
+    par_timeout: int
+    # Seconds the analysis of one run may take.
+    analysis_timeout: int
+    # Analyses of runs that may wait at once: in all, and per player asking.
+    max_pending_analyses: int
+    max_pending_analyses_per_player: int
     # Reverse proxies in front of the web app whose X-Forwarded-For/-Proto are trusted.
     trusted_proxies: int
 
@@ -267,6 +274,12 @@ class Config:
             max_pending_solves=_int_setting(env, "RALLY_MAX_PENDING_SOLVES", 100),
             max_pending_solves_per_client=_int_setting(
                 env, "RALLY_MAX_PENDING_SOLVES_PER_CLIENT", 6
+            ),
+            par_timeout=_int_setting(env, "RALLY_PAR_TIMEOUT", 300),
+            analysis_timeout=_int_setting(env, "RALLY_ANALYSIS_TIMEOUT", 180),
+            max_pending_analyses=_int_setting(env, "RALLY_MAX_PENDING_ANALYSES", 200),
+            max_pending_analyses_per_player=_int_setting(
+                env, "RALLY_MAX_PENDING_ANALYSES_PER_PLAYER", 2
             ),
             trusted_proxies=_int_setting(env, "RALLY_TRUSTED_PROXIES", 0, minimum=0),
         )

@@ -5,10 +5,16 @@
   puzzle exactly once. The solver runs in a child process bounded by
   RALLY_SOLVE_TIMEOUT and RALLY_SOLVE_MEMORY_MB: a solve that breaks a bound
   (or fails) marks its puzzle failed with the reason and is tried again later
-  on the retry queue, behind everything more urgent.
+  on the retry queue, behind everything more urgent. A daily's solve job then
+  computes its par (the expert's own run, bounded by RALLY_PAR_TIMEOUT), so it
+  is ready when the day starts; a practice seed's solve queues its par behind
+  every solve instead (`par_puzzle`).
+- `analyse_run` grades the decisions of a run whose analysis a player asked
+  for, bounded by RALLY_ANALYSIS_TIMEOUT, and stores it (or why it failed) once.
 - `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
   today's and the next seven days' dailies and queues every pending puzzle
-  (the sweep that also picks up puzzles requested while Redis was down), each
+  (the sweep that also picks up puzzles requested while Redis was down), and the
+  par of every one of those dailies solved without one, each
   in the queue of its urgency now: the coming days' dailies wait behind the
   solves players wait on, and a run moves the next day's into the most urgent
   queue, ahead of them, before its day starts (see service.queue.urgency_of). Each
@@ -24,7 +30,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import FrameType, TracebackType
 from typing import Any
 
@@ -32,13 +38,15 @@ import redis
 from rq import Queue, Worker, get_current_job
 from rq.job import Job
 
-from puzzles import GAMES
+from puzzles import GAMES, get_game
 from service import daily
 from service.bounded import BoundedCallError, run_bounded
 from service.config import Config
 from service.queue import (
     Urgency,
+    enqueue_par,
     enqueue_solve,
+    par_job_id,
     schedule_next_plan,
     schedule_retry,
     solve_job_id,
@@ -49,6 +57,7 @@ from service.queue import (
 )
 from service.store import PuzzleRecord, Store
 from solver import SolveResult, solve
+from solver.expert import analyse, par
 
 log = logging.getLogger(__name__)
 REDIS_RETRY_SECONDS = 1.0
@@ -72,24 +81,131 @@ def solve_puzzle(game: str, seed: str, rules_version: str, attempt: int = 0) -> 
     scheduled on the retry queue until RALLY_SOLVE_RETRIES were made.
     """
     config, store = worker_context()
+    puzzle = recorded_puzzle(store, game, seed, rules_version)
+    outcome = "already solved"
+    if puzzle.status != "solved":
+        current = GAMES[game].rules_version
+        if current != rules_version:
+            message = f"the engine plays rules {current}, not {rules_version}"
+            store.record_failure(puzzle.id, message)
+            return "rules changed"
+        try:
+            result = run_bounded(
+                solve, (game, seed), seconds=config.solve_timeout, memory_mib=config.solve_memory_mb
+            )
+        except BoundedCallError as failure:
+            return fail_and_retry_later(store, config, puzzle, attempt, failure)
+        if store_solution(store, puzzle.id, result):
+            outcome = "solved"
+    return f"{outcome}; {follow_with_par(store, config, puzzle)}"
+
+
+def recorded_puzzle(store: Store, game: str, seed: str, rules_version: str) -> PuzzleRecord:
     puzzle = store.get_puzzle(game, seed, rules_version)
     if puzzle is None:
         # The seed is not named: it may be a coming daily's, which no log line may show.
         raise LookupError(f"no puzzle of {game} under rules {rules_version} has this seed")
-    if puzzle.status == "solved":
-        return "already solved"
-    current = GAMES[game].rules_version
-    if current != rules_version:
-        store.record_failure(puzzle.id, f"the engine plays rules {current}, not {rules_version}")
-        return "rules changed"
+    return puzzle
+
+
+def follow_with_par(store: Store, config: Config, puzzle: PuzzleRecord) -> str:
+    """After a solve: a daily's par computed now, within its solve job, so that it is ready
+    when its day starts; a practice seed's queued behind every solve."""
+    if puzzle.has_par:
+        return "par known"
+    if puzzle.daily_date is None:
+        key = (puzzle.game, puzzle.seed, puzzle.rules_version)
+        with redis.Redis.from_url(config.redis_url) as connection:
+            return "par queued" if enqueue_par(connection, config, key) else "par waits"
+    return compute_par(store, config, puzzle)
+
+
+def compute_par(store: Store, config: Config, puzzle: PuzzleRecord) -> str:
+    """Play the expert on the puzzle (bounded like a solve), check its run by replaying it
+    through the engine, and store it as the puzzle's par; a failure leaves the par null
+    for a later job."""
     try:
-        result = run_bounded(
-            solve, (game, seed), seconds=config.solve_timeout, memory_mib=config.solve_memory_mb
+        found = run_bounded(
+            par,
+            (puzzle.game, puzzle.seed),
+            seconds=config.par_timeout,
+            memory_mib=config.solve_memory_mb,
+        )
+        checked_par(puzzle, found)
+    except (BoundedCallError, ParMismatchError) as failure:
+        # Named by its job id, not its seed: the puzzle may be a coming daily.
+        job_id = par_job_id(puzzle.game, puzzle.seed, puzzle.rules_version)
+        log.warning("%s failed (%s)", job_id, failure)
+        return f"par failed: {failure}"
+    store.record_par(
+        puzzle.id,
+        par=found["par"],
+        tiebreak=found["par_tiebreak"],
+        line=found["actions"],
+        seconds=found["seconds"],
+    )
+    return f"par {found['par']}"
+
+
+class ParMismatchError(RuntimeError):
+    """The expert's run does not replay to the par it claims."""
+
+
+def checked_par(puzzle: PuzzleRecord, found: Mapping[str, Any]) -> None:
+    """Raise ParMismatchError unless the par run replays to exactly its claimed result."""
+    engine = get_game(puzzle.game)
+    final = engine.replay(puzzle.seed, found["actions"])
+    reached = (engine.score(final), engine.tiebreak(final))
+    if not engine.is_over(final) or reached != (found["par"], found["par_tiebreak"]):
+        raise ParMismatchError(
+            f"the par run replays to {reached}, not {found['par'], found['par_tiebreak']}"
+        )
+
+
+def par_puzzle(game: str, seed: str, rules_version: str) -> str:
+    """Compute and store the par of a recorded puzzle (a practice seed's, queued behind the
+    solves); one with a par, or of older rules than the engine's, is left alone."""
+    config, store = worker_context()
+    puzzle = recorded_puzzle(store, game, seed, rules_version)
+    if puzzle.has_par:
+        return "par known"
+    if GAMES[game].rules_version != rules_version:
+        return "rules changed"
+    return compute_par(store, config, puzzle)
+
+
+def analyse_run(run_id: str) -> str:
+    """Grade the decisions of a run whose analysis is pending and store the analysis, or
+    the reason it failed (over its time or memory bound); a settled one is left alone."""
+    config, store = worker_context()
+    record = store.get_analysis(run_id)
+    if record is None or record.status != "pending":
+        return "already analysed"
+    run = store.get_run(run_id)
+    assert run is not None, "an analysis keeps its run by a foreign key"
+    puzzle = store.get_puzzle_by_id(run.puzzle_id)
+    assert puzzle is not None, "a run keeps its puzzle by a foreign key"
+    current = GAMES[puzzle.game].rules_version
+    if puzzle.rules_version != current:
+        store.record_analysis_failure(
+            run_id, f"the expert plays rules {current}, not {puzzle.rules_version}"
+        )
+        return "rules changed"
+    # The stored optimum spares the analysis a solve of its own.
+    optimum = (puzzle.optimum, puzzle.tiebreak) if puzzle.status == "solved" else None
+    started = time.perf_counter()
+    try:
+        analysis = run_bounded(
+            analyse,
+            (puzzle.game, puzzle.seed, run.actions, record.rng_seed, optimum),
+            seconds=config.analysis_timeout,
+            memory_mib=config.solve_memory_mb,
         )
     except BoundedCallError as failure:
-        return fail_and_retry_later(store, config, puzzle, attempt, failure)
-    stored = store_solution(store, puzzle.id, result)
-    return "solved" if stored else "already solved"
+        store.record_analysis_failure(run_id, f"analysing failed: {failure}")
+        return f"failed: {failure}"
+    store.record_analysis(run_id, analysis, seconds=round(time.perf_counter() - started, 3))
+    return "analysed"
 
 
 def fail_and_retry_later(
@@ -162,6 +278,20 @@ def queue_solving(
     return queued
 
 
+def queue_missing_pars(
+    connection: redis.Redis, config: Config, dailies: Iterable[PuzzleRecord]
+) -> int:
+    """Queue the par of each solved daily that has none (solved before pars were, or its
+    par failed), in the queue of its urgency now: ahead of the analyses, so that it is
+    ready when its day starts. The number queued."""
+    queued = 0
+    for puzzle in dailies:
+        if puzzle.status == "solved" and not puzzle.has_par and puzzle.game in GAMES:
+            key = (puzzle.game, puzzle.seed, puzzle.rules_version)
+            queued += enqueue_par(connection, config, key, urgency_of(puzzle.daily_date, config))
+    return queued
+
+
 def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
     """Queue every pending puzzle (those asked for while Redis was down, and those that
     waited out the caps, among them) in the queue of its urgency now, moving a coming
@@ -182,14 +312,18 @@ def plan_dailies() -> int:
     connection = job.connection
     queue = solve_queue(connection)
     schedule_next_plan(queue, config)  # first: a failure below keeps the chain
-    failed = [
+    dailies = [
         puzzle
         for day in daily.upcoming_days(daily.today())
         for puzzle in daily.ensure_dailies(store, config.daily_key, day)
-        if puzzle.status == "failed"
     ]
+    failed = [puzzle for puzzle in dailies if puzzle.status == "failed"]
     retried = queue_solving(connection, config, failed, Urgency.RETRY)
-    return retried + sweep_pending(store, config, connection)
+    return (
+        retried
+        + sweep_pending(store, config, connection)
+        + queue_missing_pars(connection, config, dailies)
+    )
 
 
 class SolveWorker(Worker):
@@ -228,7 +362,7 @@ class SolveWorker(Worker):
 
 def preload_solvers() -> None:
     """Import every solver, and with it OR-Tools, once in the worker before it forks, so a
-    job process does not import them again for each job."""
+    job process does not import them again for each job (the expert is imported above)."""
     from solver.core import SOLVER_MODULES
 
     for module in SOLVER_MODULES.values():

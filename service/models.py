@@ -1,5 +1,5 @@
-"""The tables of what must not be lost: puzzles with their optima, players, runs and attempts,
-and the counts of runs per puzzle kept as the runs are stored.
+"""The tables of what must not be lost: puzzles with their optima and pars, players, runs and
+attempts, the analyses of runs, and the counts of runs per puzzle kept as the runs are stored.
 
 The same models serve SQLite and PostgreSQL; the schema itself is created and
 changed only by the Alembic migrations in service/migrations.
@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 PUZZLE_STATUSES = ("pending", "solved", "failed")
+ANALYSIS_STATUSES = ("pending", "done", "failed")
 
 # Constraint names fixed by convention, so that migrations name them the same on every database.
 NAMING_CONVENTION = {
@@ -72,6 +73,13 @@ class Puzzle(Base):
     proved: Mapped[bool | None] = mapped_column(Boolean)
     solve_seconds: Mapped[float | None] = mapped_column(Float)
     error: Mapped[str | None] = mapped_column(Text)
+    # The expert's own run (solver.expert.par): the same dice and cards, played without
+    # foresight. par_line is null until it is computed; par is null when that run does not
+    # finish.
+    par: Mapped[int | None] = mapped_column(Integer)
+    par_tiebreak: Mapped[int | None] = mapped_column(Integer)
+    par_line: Mapped[list[Any] | None] = mapped_column(JSON)
+    par_seconds: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utc_now, onupdate=utc_now
@@ -141,6 +149,20 @@ Index(
 )
 # A player's runs, newest first.
 Index("ix_runs_player_time", Run.player_id, Run.created_at, Run.id)
+# A player's official runs with every column their history takes from them (see
+# Store.official_runs), so that reading them never visits the runs themselves.
+Index(
+    "ix_runs_player_official",
+    Run.player_id,
+    Run.puzzle_id,
+    Run.score,
+    Run.tiebreak,
+    Run.id,
+    # Only SQLite needs it: it reads the index alone only when every column named is in it.
+    Run.official,
+    sqlite_where=text("official = 1"),
+    postgresql_where=text("official"),
+)
 
 
 class Attempt(Base):
@@ -205,3 +227,23 @@ class PlayerCount(Base):
 
     puzzle_id: Mapped[int] = mapped_column(ForeignKey("puzzles.id"), primary_key=True)
     players: Mapped[int] = mapped_column(Integer)
+
+
+class RunAnalysis(Base):
+    """The graded decisions of a run (solver.expert.analyse), computed once, when first asked:
+    recorded pending, then done with the analysis or failed with the reason."""
+
+    __tablename__ = "run_analyses"
+    __table_args__ = (CheckConstraint(f"status IN {ANALYSIS_STATUSES!r}", name="status"),)
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    # The seed of the expert's sampling of the unseen: the analysis is reproducible with it.
+    rng_seed: Mapped[int] = mapped_column(Integer)
+    analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(Text)
+    seconds: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utc_now, onupdate=utc_now
+    )

@@ -1,7 +1,8 @@
 """Putting work on the solve queues (RQ on Redis), safely from any process.
 
-Solves wait in five queues, and every worker takes the next job from the first
-of them that has one:
+Jobs wait in seven queues, and every worker takes the next job from the first
+of them that has one: five of solves, then two of the expert's work, behind
+every solve:
 
 1. "solve": the planning runs and today's dailies, the ones being played (and
    the next day's once its day is near, see `urgency_of`); the name is the
@@ -11,13 +12,24 @@ of them that has one:
    (and queued by the planning run's sweep: a GET never queues work);
 4. "solve-coming": the dailies of the coming days, which have hours or days to spare;
 5. "solve-retry": solves that failed (say over their time or memory bound),
-   tried again once nothing more urgent waits.
+   tried again once nothing more urgent waits;
+6. "analysis": the analyses of runs (graded decisions) that players asked for;
+7. "par": the par of a practice seed or a past daily (a daily's own is computed
+   by its solve job, so it is ready when its day starts).
+
+A flood of analyses therefore never delays a daily's solve: a worker takes one only
+when no solve waits, and an analysis is bounded by RALLY_ANALYSIS_TIMEOUT.
 
 The solves players cause (practice seeds and past dailies) are capped: while
 RALLY_MAX_PENDING_SOLVES of them wait, a new one is refused for everyone, and a
 client (an address, as the rate limits count it) with
 RALLY_MAX_PENDING_SOLVES_PER_CLIENT waiting is refused too; `solve_refusal` says
 which, with the seconds to wait, and the API answers it (503 or 429).
+
+Analyses are capped the same way: while RALLY_MAX_PENDING_ANALYSES wait, a new one
+is refused for everyone, and a player (or, without a player cookie, a client
+address) with RALLY_MAX_PENDING_ANALYSES_PER_PLAYER waiting is refused too
+(`analysis_refusal`).
 
 Every job has a unique id, so asking twice for the same work queues it once; a
 job asked for in a more urgent queue than the one it waits in moves there (a
@@ -57,6 +69,8 @@ class Urgency(IntEnum):
     ARCHIVE = 2
     COMING = 3
     RETRY = 4
+    ANALYSIS = 5
+    PAR = 6
 
 
 QUEUE_NAMES = {
@@ -65,6 +79,8 @@ QUEUE_NAMES = {
     Urgency.ARCHIVE: "solve-archive",
     Urgency.COMING: "solve-coming",
     Urgency.RETRY: "solve-retry",
+    Urgency.ANALYSIS: "analysis",
+    Urgency.PAR: "par",
 }
 URGENCY_OF_QUEUE = {name: urgency for urgency, name in QUEUE_NAMES.items()}
 # The queues whose solves players cause, and so are capped.
@@ -77,6 +93,8 @@ LEAD_PLAN_INTERVALS = 2
 # Retry-After of a refused solve: a full queue drains in minutes, one client's few sooner.
 QUEUE_FULL_RETRY_AFTER = 60
 CLIENT_FULL_RETRY_AFTER = 30
+# Retry-After of a refused analysis: one player's take seconds each.
+PLAYER_FULL_RETRY_AFTER = 15
 # Waits between attempts of a failed job, in multiples of RALLY_RETRY_DELAY.
 RETRY_BACKOFF = (1, 6, 30)
 # A job may run this much longer than its solve's own bound: the database writes around it.
@@ -100,6 +118,15 @@ def solve_job_id(game: str, seed: str, rules_version: str, attempt: int = 0) -> 
     """
     first = f"solve-{game}-{rules_version}-{daily.commitment(game, rules_version, seed)[:32]}"
     return f"{first}-retry{attempt}" if attempt else first
+
+
+def par_job_id(game: str, seed: str, rules_version: str) -> str:
+    """Named by the puzzle's commitment, as a solve is (see solve_job_id)."""
+    return f"par-{game}-{rules_version}-{daily.commitment(game, rules_version, seed)[:32]}"
+
+
+def analysis_job_id(run_id: str) -> str:
+    return f"analysis-{run_id}"
 
 
 def plan_job_id(slot_start: datetime) -> str:
@@ -129,7 +156,7 @@ def solve_queue(connection: redis.Redis, urgency: Urgency = Urgency.TODAY) -> Qu
 
 
 def solve_queues(connection: redis.Redis) -> list[Queue]:
-    """Every solve queue, most urgent first: the order in which workers take jobs."""
+    """Every queue, most urgent first: the order in which workers take jobs."""
     return [solve_queue(connection, urgency) for urgency in Urgency]
 
 
@@ -168,8 +195,14 @@ def _enqueue_unique(queue: Queue, job_id: str, enqueue: Callable[[], Job]) -> bo
     return True
 
 
+def solve_job_timeout(config: Config) -> int:
+    """A solve job's bound: the solve's, then a daily's par (computed in the same job)."""
+    return config.solve_timeout + config.par_timeout + JOB_TIMEOUT_MARGIN
+
+
 def _solve_job(queue: Queue, config: Config, puzzle: tuple[str, str, str], attempt: int) -> Job:
-    """The job solving puzzle (game, seed, rules version), bounded by RALLY_SOLVE_TIMEOUT."""
+    """The job solving puzzle (game, seed, rules version), bounded by RALLY_SOLVE_TIMEOUT
+    (and RALLY_PAR_TIMEOUT for a daily's par)."""
     job_id = solve_job_id(*puzzle, attempt)
     return queue.create_job(
         "service.jobs.solve_puzzle",
@@ -177,7 +210,7 @@ def _solve_job(queue: Queue, config: Config, puzzle: tuple[str, str, str], attem
         kwargs={"attempt": attempt},
         job_id=job_id,
         description=job_id,  # by default the call with its arguments, the seed among them
-        timeout=config.solve_timeout + JOB_TIMEOUT_MARGIN,
+        timeout=solve_job_timeout(config),
         retry=_retry(config),
         on_failure=Callback("service.jobs.record_solve_failure"),
         result_ttl=RESULT_TTL,
@@ -221,6 +254,29 @@ def enqueue_solve(queue: Queue, config: Config, game: str, seed: str, rules_vers
     job = _solve_job(queue, config, (game, seed, rules_version), attempt=0)
     queued = _enqueue_unique(queue, job.id, lambda: queue.enqueue_job(job, unique=True))
     return queued or _move_ahead(queue, job.id)
+
+
+def enqueue_par(
+    connection: redis.Redis,
+    config: Config,
+    puzzle: tuple[str, str, str],
+    urgency: Urgency = Urgency.PAR,
+) -> bool:
+    """Queue the computing of puzzle's (game, seed, rules version) par, by default behind
+    every solve (a daily's whose solve job could not compute it, in its daily's queue);
+    False if that job already waits or runs."""
+    queue = solve_queue(connection, urgency)
+    job_id = par_job_id(*puzzle)
+    job = queue.create_job(
+        "service.jobs.par_puzzle",
+        args=puzzle,
+        job_id=job_id,
+        description=job_id,
+        timeout=config.par_timeout + JOB_TIMEOUT_MARGIN,
+        result_ttl=RESULT_TTL,
+        failure_ttl=FAILURE_TTL,
+    )
+    return _enqueue_unique(queue, job_id, lambda: queue.enqueue_job(job, unique=True))
 
 
 def schedule_retry(
@@ -286,9 +342,13 @@ def _client_solves_key(client: str) -> str:
     return f"rally:pending-solves:{client}"
 
 
-def _client_waiting(connection: redis.Redis, client: str) -> int:
-    """How many solves the client caused still wait or run (forgetting those that ended)."""
-    key = _client_solves_key(client)
+def _player_analyses_key(requester: str) -> str:
+    return f"rally:pending-analyses:{requester}"
+
+
+def _client_waiting(connection: redis.Redis, key: str) -> int:
+    """How many of the jobs tracked under key still wait or run (forgetting those that
+    ended)."""
     job_ids = [job_id.decode() for job_id in cast("set[bytes]", connection.smembers(key))]
     if not job_ids:
         return 0
@@ -303,9 +363,8 @@ def _client_waiting(connection: redis.Redis, client: str) -> int:
     return len(job_ids) - len(ended)
 
 
-def _track(connection: redis.Redis, client: str, job_id: str) -> None:
-    """Count job_id among the client's waiting solves (the record outlives any solve)."""
-    key = _client_solves_key(client)
+def _track(connection: redis.Redis, key: str, job_id: str) -> None:
+    """Count job_id among the jobs tracked under key (the record outlives any job)."""
     with connection.pipeline(transaction=False) as pipeline:
         pipeline.sadd(key, job_id)
         pipeline.expire(key, FAILURE_TTL)
@@ -331,7 +390,10 @@ def _refusal(connection: redis.Redis, config: Config, client: str) -> SolveRefus
             "ask for a new one later",
             QUEUE_FULL_RETRY_AFTER,
         )
-    if _client_waiting(connection, client) >= config.max_pending_solves_per_client:
+    if (
+        _client_waiting(connection, _client_solves_key(client))
+        >= config.max_pending_solves_per_client
+    ):
         limit = config.max_pending_solves_per_client
         return SolveRefusal(
             False,
@@ -376,9 +438,89 @@ def request_solve(
         rules_version = GAMES[game].rules_version
         queued = enqueue_solve(solve_queue(connection, urgency), config, game, seed, rules_version)
         if queued and capped_client is not None:
-            _track(connection, capped_client, solve_job_id(game, seed, rules_version))
+            key = _client_solves_key(capped_client)
+            _track(connection, key, solve_job_id(game, seed, rules_version))
         return queued
     except redis.RedisError as error:
         job_id = solve_job_id(game, seed, GAMES[game].rules_version)
         log.warning("Redis unreachable, %s stays pending for the sweep: %s", job_id, error)
+        return False
+
+
+def request_par(game: str, seed: str, config: Config) -> bool:
+    """Queue the par of a recorded puzzle behind the solves; False (never an error) when it
+    already waits or Redis is unreachable (a later request queues it)."""
+    rules_version = GAMES[game].rules_version
+    try:
+        return enqueue_par(web_connection(config.redis_url), config, (game, seed, rules_version))
+    except redis.RedisError as error:
+        job_id = par_job_id(game, seed, rules_version)
+        log.warning("Redis unreachable, %s not queued: %s", job_id, error)
+        return False
+
+
+# Analyses of runs
+
+
+def _job_waits(connection: redis.Redis, job_id: str) -> bool:
+    """True when the job exists and has not ended (it waits, is scheduled or runs)."""
+    try:
+        job = Job.fetch(job_id, connection=connection)
+    except NoSuchJobError:
+        return False
+    return job.get_status(refresh=False) not in TERMINAL_STATUSES
+
+
+def analysis_refusal(run_id: str, requester: str, config: Config) -> SolveRefusal | None:
+    """Why the analysis of run_id may not be queued now for requester (a player id, or a
+    client's bucket), or None when it may be, or already waits (asking again costs
+    nothing), or Redis is unreachable (the next request tries again)."""
+    try:
+        connection = web_connection(config.redis_url)
+        if _job_waits(connection, analysis_job_id(run_id)):
+            return None
+        waiting = solve_queue(connection, Urgency.ANALYSIS).count
+        if waiting >= config.max_pending_analyses:
+            return SolveRefusal(
+                True,
+                f"the analyser is busy: {waiting} analyses wait; ask again later",
+                QUEUE_FULL_RETRY_AFTER,
+            )
+        limit = config.max_pending_analyses_per_player
+        if _client_waiting(connection, _player_analyses_key(requester)) >= limit:
+            return SolveRefusal(
+                False,
+                f"too many analyses waiting: at most {limit} per player; ask again when one "
+                "of yours is done",
+                PLAYER_FULL_RETRY_AFTER,
+            )
+        return None
+    except redis.RedisError as error:
+        log.warning("Redis unreachable, analysis caps not checked: %s", error)
+        return None
+
+
+def request_analysis(run_id: str, requester: str, config: Config) -> bool:
+    """Queue the analysis of a run whose analysis is recorded pending, behind every solve,
+    counted among requester's; False (never an error) when it already waits or Redis is
+    unreachable (the next request tries again). The caller checked analysis_refusal."""
+    job_id = analysis_job_id(run_id)
+    try:
+        connection = web_connection(config.redis_url)
+        queue = solve_queue(connection, Urgency.ANALYSIS)
+        job = queue.create_job(
+            "service.jobs.analyse_run",
+            args=(run_id,),
+            job_id=job_id,
+            description=job_id,
+            timeout=config.analysis_timeout + JOB_TIMEOUT_MARGIN,
+            result_ttl=RESULT_TTL,
+            failure_ttl=FAILURE_TTL,
+        )
+        queued = _enqueue_unique(queue, job_id, lambda: queue.enqueue_job(job, unique=True))
+        if queued:
+            _track(connection, _player_analyses_key(requester), job_id)
+        return queued
+    except redis.RedisError as error:
+        log.warning("Redis unreachable, %s not queued: %s", job_id, error)
         return False

@@ -1,4 +1,5 @@
-"""The only module that speaks SQL: puzzles, runs and players on SQLite or PostgreSQL.
+"""The only module that speaks SQL: puzzles, runs, players and the analyses of runs on SQLite
+or PostgreSQL.
 
 Every function returns plain frozen records, never live ORM objects, so callers
 hold no session. Each write is one short transaction committed before the
@@ -42,7 +43,16 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.cache import BriefCache
 from service.clock import CLOCK
-from service.models import Player, PlayerCount, Puzzle, Run, ScoreCount, utc_now
+from service.models import (
+    Attempt,
+    Player,
+    PlayerCount,
+    Puzzle,
+    Run,
+    RunAnalysis,
+    ScoreCount,
+    utc_now,
+)
 from service.store_attempts import AttemptStorage
 from service.store_statements import prepared
 
@@ -120,10 +130,20 @@ class PuzzleRecord:
     proved: bool | None
     solve_seconds: float | None
     error: str | None
+    par: int | None
+    par_tiebreak: int | None
+    par_line: list[Any] | None
+    par_seconds: float | None
 
     @property
     def is_daily(self) -> bool:
         return self.daily_date is not None
+
+    @property
+    def has_par(self) -> bool:
+        """True once the par is computed (par itself is null when the expert's run does not
+        finish)."""
+        return self.par_line is not None
 
 
 @dataclass(frozen=True)
@@ -179,8 +199,61 @@ class PlayedRun:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class AnalysisRecord:
+    """A run's analysis: pending until computed, then done (analysis) or failed (error)."""
+
+    run_id: str
+    status: str
+    rng_seed: int
+    analysis: dict[str, Any] | None
+    error: str | None
+    seconds: float | None
+
+
+@dataclass(frozen=True)
+class OfficialRun:
+    """One official run of a player with what their history shows of its daily: its date,
+    game and number, and its optimum (None until solved)."""
+
+    id: str
+    daily_date: date
+    game: str
+    number: int
+    score: int
+    tiebreak: int
+    optimum: int | None
+
+
+@dataclass(frozen=True)
+class DayAttempt:
+    """A player's attempt of a day's daily: started, over, and the run it became."""
+
+    game: str
+    number: int
+    over: bool
+    run_id: str | None
+    score: int | None
+    official: bool
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """A player's name, official runs (newest day first) and attempts of one day."""
+
+    name: str | None
+    official_runs: list[OfficialRun]
+    attempts: list[DayAttempt]
+
+
 def _puzzle_record(row: Puzzle) -> PuzzleRecord:
     return PuzzleRecord(**{field.name: getattr(row, field.name) for field in fields(PuzzleRecord)})
+
+
+def _analysis_record(row: RunAnalysis) -> AnalysisRecord:
+    return AnalysisRecord(
+        **{field.name: getattr(row, field.name) for field in fields(AnalysisRecord)}
+    )
 
 
 def _run_record(run: Run) -> RunRecord:
@@ -359,6 +432,25 @@ class Store(AttemptStorage):
             solve_seconds=solve_seconds,
             error=None,
         )
+
+    def record_par(
+        self,
+        puzzle_id: int,
+        *,
+        par: int | None,
+        tiebreak: int | None,
+        line: list[Any],
+        seconds: float,
+    ) -> bool:
+        """Store the puzzle's par in one statement; False if it had one already (a re-run or
+        a second job leaves the first par as it is)."""
+        with self._write() as session:
+            result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(Puzzle)
+                .where(Puzzle.id == puzzle_id, Puzzle.par_line.is_(None))
+                .values(par=par, par_tiebreak=tiebreak, par_line=line, par_seconds=seconds)
+            )
+            return result.rowcount == 1
 
     def record_failure(self, puzzle_id: int, error: str) -> bool:
         """Mark an unsolved puzzle failed with the reason; False if it was already solved."""
@@ -601,3 +693,76 @@ class Store(AttemptStorage):
                 PlayedRun(*row[:-1], created_at=_aware(row.created_at))  # type: ignore[misc]
                 for row in rows
             ]
+
+    # Analyses of runs
+
+    def get_analysis(self, run_id: str) -> AnalysisRecord | None:
+        with self._read() as session:
+            row = session.get(RunAnalysis, run_id)
+            return _analysis_record(row) if row else None
+
+    def request_analysis(self, run_id: str, rng_seed: int) -> AnalysisRecord:
+        """The run's analysis, first recorded as pending if none is (safe under races: the
+        first request's record stays)."""
+        with self._write() as session:
+            now = utc_now()
+            session.execute(
+                self._insert(RunAnalysis)
+                .values(
+                    run_id=run_id,
+                    status="pending",
+                    rng_seed=rng_seed,
+                    created_at=now,
+                    updated_at=now,
+                )
+                .on_conflict_do_nothing(index_elements=["run_id"])
+            )
+        stored = self.get_analysis(run_id)
+        assert stored is not None, "an analysis just inserted or found conflicting must exist"
+        return stored
+
+    def record_analysis(self, run_id: str, analysis: dict[str, Any], seconds: float) -> bool:
+        """Store a pending analysis's result; False if it was no longer pending."""
+        return self._settle_analysis(run_id, status="done", analysis=analysis, seconds=seconds)
+
+    def record_analysis_failure(self, run_id: str, error: str) -> bool:
+        """Mark a pending analysis failed with the reason; False if it was no longer pending."""
+        return self._settle_analysis(run_id, status="failed", error=error)
+
+    def _settle_analysis(self, run_id: str, **values: Any) -> bool:
+        with self._write() as session:
+            result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(RunAnalysis)
+                .where(RunAnalysis.run_id == run_id, RunAnalysis.status == "pending")
+                .values(**values)
+            )
+            return result.rowcount == 1
+
+    def player_summary(self, player_id: str, day: date) -> PlayerSummary:
+        """The player's display name, official runs (newest day first, game by game within
+        a day) and attempts of day's dailies, in one read. The runs are read off
+        ix_runs_player_official alone, each joined to its puzzle by key, straight from the
+        driver's cursor: at a thousand runs SQLAlchemy's handling of each row cost more than
+        the query. The attempts are found from the day's puzzles by their unique key."""
+        with self._read_rows() as connection:
+            name = connection.scalar(select(Player.display_name).filter_by(id=player_id))
+            rows = self._sql.official_runs_of.all(connection, {"player_id": player_id})
+            attempts = connection.execute(
+                select(
+                    Puzzle.game,
+                    Puzzle.number,
+                    Attempt.over,
+                    Attempt.run_id,
+                    Run.score,
+                    func.coalesce(Run.official, False),
+                )
+                .join(Attempt, (Attempt.puzzle_id == Puzzle.id) & (Attempt.player_id == player_id))
+                .outerjoin(Run, Run.id == Attempt.run_id)
+                .where(Puzzle.daily_date == day)
+                .order_by(Puzzle.game)
+            ).all()
+        return PlayerSummary(
+            name=name,
+            official_runs=[OfficialRun(*row) for row in rows],
+            attempts=[DayAttempt(*row) for row in attempts],  # type: ignore[arg-type]
+        )

@@ -178,12 +178,28 @@ def settled_prefix(game: str, actions: list[Any], at_least: int) -> int:
     return length
 
 
+# A drive that damages the engine asks first: "Drive anyway" confirms it.
+CONFIRM_DRIVE = key("move-confirm")
+
+
+def confirms(game: str, action: dict[str, Any]) -> bool:
+    """Whether the action may wait for a confirmation after its clicks."""
+    return game == "rallye-raser" and action["type"] == "move"
+
+
+def click_action(page: Page, game: str, action: dict[str, Any]) -> None:
+    """Click the controls of one action, confirming a drive the board asks about."""
+    for selector in CLICKS[game](action):
+        page.locator(selector).click(timeout=STEP_TIMEOUT_MS)
+    if confirms(game, action) and page.locator(CONFIRM_DRIVE).count():
+        page.locator(CONFIRM_DRIVE).click(timeout=STEP_TIMEOUT_MS)
+
+
 def play_through_ui(page: Page, game: str, actions: list[Any], already: int = 0) -> None:
     """Click each action through the board, waiting for the server's answer after each
     one the board sends (a held-back choice travels with the next)."""
     for number, action in enumerate(actions, start=already + 1):
-        for selector in CLICKS[game](action):
-            page.locator(selector).click(timeout=STEP_TIMEOUT_MS)
+        click_action(page, game, action)
         if not held_back(game, action):
             expect_moves(page, number)
             wait_until_idle(page)

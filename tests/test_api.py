@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from rq.job import Job
 
 from puzzles import GAMES, get_game
+from puzzles.stakes import stakes
 from service import daily
 from service.api import dailies
 from service.clock import Clock
@@ -34,7 +35,8 @@ from tests.api_support import (
 GAME_NAMES = sorted(GAMES)
 games = pytest.mark.parametrize("game_name", GAME_NAMES)
 PUZZLE_KEYS = {
-    "game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak",
+    "game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak", "par",
+    "par_tiebreak",
     "commitment", "line_opens_at",
 }  # fmt: skip
 PRACTICE_SEED = "api-practice"
@@ -211,6 +213,8 @@ def test_a_new_seed_asked_for_is_recorded_pending_and_queued_for_solving(
         "status": "pending",
         "optimum": None,
         "tiebreak": None,
+        "par": None,
+        "par_tiebreak": None,
         "commitment": daily.commitment(game_name, rules_version, PRACTICE_SEED),
         "line_opens_at": None,
     }
@@ -501,6 +505,7 @@ def test_play_shows_the_view_and_legal_actions_after_a_prefix(game_name: str, cl
         assert response.get_json() == {
             "view": game.view(state),
             "legal_actions": game.legal_actions(state),
+            "stakes": stakes(game, state, game.legal_actions(state)),
             "over": game.is_over(state),
             "finished": game.is_finished(state),
             "score": game.score(state),

@@ -17,6 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from puzzles import GAMES, get_game
+from puzzles.stakes import stakes
 from service import daily
 from service.clock import Clock
 from service.models import Attempt
@@ -327,6 +328,7 @@ def test_a_run_replays_step_by_step_as_its_player_saw_it(
             "step": step,
             "view": game.view(state),
             "legal_actions": game.legal_actions(state),
+            "stakes": stakes(game, state, game.legal_actions(state)),
             "over": game.is_over(state),
             "finished": game.is_finished(state),
             "score": game.score(state),

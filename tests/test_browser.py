@@ -24,24 +24,40 @@ from typing import Any
 from urllib.request import urlopen
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Route,
+    expect,
+    sync_playwright,
+)
+from playwright.sync_api import Error as PlaywrightError
 
 from puzzles import GAMES
+from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
+from puzzles.crazy_rally_rules import speed_after_cards
 from puzzles.playout import random_playout, seeded_chooser
+from puzzles.rallye_raser_track import card_index, lane_fits
 from service import daily, players
 from service.app import create_app
 from service.clock import Clock
 from service.config import Config
+from service.jobs import store_solution
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
+from solver import expert, solve
 from solver.rallye_raser_players import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
+    CONFIRM_DRIVE,
     LOOPBACK,
     STEP_TIMEOUT_MS,
     PageWatch,
     chromium_path,
+    click_action,
+    confirms,
     expect_moves,
     held_back,
     key,
@@ -263,8 +279,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     ahead = settled_prefix(game, witness, stale + 1)
     play_through_ui(other, game, witness[half:ahead], already=half)
     for action in witness[half:stale]:
-        for selector in CLICKS[game](action):
-            page.locator(selector).click()
+        click_action(page, game, action)
     expect_moves(page, ahead)
     moved_on = "went on in another tab or on another device"
     expect(page.locator("#messages")).to_contain_text(moved_on)
@@ -373,8 +388,11 @@ def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
     page.locator("#share").click()
     expect(page.locator("#share-status")).to_contain_text("Copied")
     shared = page.evaluate("navigator.clipboard.readText()")
-    assert f"{GAMES[game].title} #{puzzle.number}" in shared
-    assert f"{puzzle.optimum} points, optimum {puzzle.optimum}" in shared
+    title, result, _strip, _link = shared.split("\n")
+    assert title == f"Rally Daily · {GAMES[game].title} #{puzzle.number}"
+    rounds = f" in {-puzzle.tiebreak} rounds" if game == "rallye-raser" else ""
+    assert result == f"{puzzle.optimum} points{rounds} · optimum {puzzle.optimum}{rounds}"
+    assert puzzle.seed not in shared
 
 
 def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, run_id: str) -> None:
@@ -509,6 +527,123 @@ def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_p
     )
 
 
+def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[str, Any]]:
+    """A practice seed solved with its par (as the worker's jobs store them) and a run of it
+    played with seeded random choices: its id, its actions and the seed's par."""
+    puzzle = site.store.ensure_puzzle(game, seed, GAMES[game].rules_version)
+    store_solution(site.store, puzzle.id, solve(game, seed))
+    found = expert.par(game, seed)
+    site.store.record_par(
+        puzzle.id,
+        par=found["par"],
+        tiebreak=found["par_tiebreak"],
+        line=found["actions"],
+        seconds=found["seconds"],
+    )
+    actions = practice_run(game, seed)
+    final = GAMES[game].replay(seed, actions)
+    run = site.store.add_run(
+        puzzle,
+        "coached-player",
+        actions=actions,
+        score=GAMES[game].score(final),
+        tiebreak=GAMES[game].tiebreak(final),
+        finished=GAMES[game].is_finished(final),
+    )
+    return run.id, actions, found
+
+
+def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions(
+    site: Site, open_page: OpenPage
+):
+    game, seed = "crazy-rally", "browser-coach"
+    run_id, actions, found = coached_run(site, game, seed)
+    page = open_page(f"/runs/{run_id}", 390)
+    expect(page.locator("#par-score")).to_have_text(str(found["par"]))
+    expect(page.locator("#par-tiebreak")).to_have_text(tiebreak_words(game, found["par_tiebreak"]))
+    expect(page.locator("#replay-par .step-label")).to_contain_text(
+        f"Start (0 of {len(found['actions'])} moves)"
+    )
+    page.get_by_role("button", name="Grade the decisions").click()
+    expect(page.locator("#analysis [role=status]")).to_contain_text("grading each decision")
+    # The worker's analysis job, done here: the expert grades the run the page asked for.
+    puzzle = site.store.get_puzzle(game, seed, GAMES[game].rules_version)
+    assert puzzle is not None
+    analysis = expert.analyse(game, seed, actions, 0, (puzzle.optimum, puzzle.tiebreak))
+    assert site.store.record_analysis(run_id, analysis, seconds=analysis["seconds"])
+    costly = [
+        d for d in analysis["decisions"] if d["loss"]["points"] > 0 or d["loss"]["tiebreak"] > 0
+    ]
+    assert costly, "a run of random choices loses something"
+    cards = page.locator("#analysis .decision")
+    expect(cards).to_have_count(min(3, len(costly)), timeout=3 * STEP_TIMEOUT_MS)
+    expect(page.locator("#analysis")).to_contain_text("Lost by decisions")
+    expect(page.locator("#analysis")).to_contain_text("Luck (the dice and the draw)")
+    worst = max(costly, key=lambda d: (d["loss"]["points"], d["loss"]["tiebreak"]))
+    first = cards.first
+    expect(first.locator("h4")).to_have_text(f"Move {worst['index'] + 1}")
+    expect(first.locator("dd").nth(2)).to_contain_text(f"{worst['loss']['points']:.1f} ± ")
+    expect(first.locator(".board")).not_to_be_empty()
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        screenshot(page, f"result-graded-decisions-{width}")
+
+
+SUBMIT_RUN = """async ([game, seed, actions]) => {
+  const answer = await fetch(`/api/v1/puzzles/${game}/${seed}/runs`,
+    {method: "POST", headers: {"Content-Type": "application/json"},
+     body: JSON.stringify({actions})});
+  return answer.json();
+}"""
+
+
+def test_a_run_and_the_optimal_line_replay_side_by_side_with_captions_that_teach(
+    open_page: OpenPage, solved_daily: DailyOf
+):
+    game = "crazy-rally"
+    puzzle = solved_daily(game, daily.today() - timedelta(days=1))
+    actions = practice_run(game, puzzle.seed)
+    page = open_page("/")
+    run = page.evaluate(SUBMIT_RUN, [game, puzzle.seed, actions])
+    page.goto(f"/runs/{run['id']}")
+    pairs = zip(actions, puzzle.witness, strict=False)
+    parting = next(i for i, (one, other) in enumerate(pairs) if one != other)
+    compare = page.locator("#compare")
+    expect(compare).to_contain_text(f"The two lines part at move {parting + 1}")
+    mine, best = page.locator("#replay-run"), page.locator("#replay-best")
+    compare.get_by_role("button", name="Show where they part").click()
+    for replay in (mine, best):
+        expect(replay.locator(".step-label")).to_contain_text(f"Move {parting + 1} of ")
+        expect(replay.locator(".step-label")).to_contain_text("the two lines part here")
+    # Third person for the line that is not the viewer's, with each move's outcome.
+    expect(mine.locator(".step-label")).to_contain_text(": you ")
+    expect(best.locator(".step-label")).to_contain_text(": the optimal line ")
+    drive = next(i for i, action in enumerate(puzzle.witness) if action["type"] == "drive")
+    best.get_by_role("button", name="First step").click()
+    for _ in range(drive + 1):
+        best.get_by_role("button", name="Next move").click()
+    label = best.locator(".step-label")
+    expect(label).to_contain_text(f"Move {drive + 1} of {len(puzzle.witness)}, turn 1")
+    expect(label).to_contain_text(f"the optimal line played {puzzle.witness[drive]['card']} to ")
+    expect(label).to_contain_text(re.compile(r"[Dd]istance \+\d+"))
+    # Stepped together, by turn: the optimal line follows this run to the same turn.
+    page.get_by_label("Step both replays together, by turn").check()
+    mine.get_by_role("button", name="First step").click()
+    expect(label).to_contain_text("Start (0 of")
+    mine.get_by_role("button", name="Next turn").click()
+    expect(label).to_contain_text(", turn 1: the optimal line played ")
+    # Autoplay at the highest speed reaches the end of the line.
+    best.get_by_label("Optimal line: speed").select_option("4")
+    best.get_by_role("button", name="▶ Play").click()
+    done = f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
+    expect(label).to_contain_text(done, timeout=60_000)
+    expect(best.get_by_role("button", name="▶ Play")).to_be_visible()
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"result-replays-{game}-{width}")
+
+
 ATTEMPT_NOW = """async ([day, game]) => {
   const answer = await fetch(`/api/v1/daily/${day}/${game}/attempt`,
     {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"});
@@ -631,6 +766,8 @@ def test_on_a_phone_the_car_stays_in_sight_above_the_tray_when_it_drives(open_pa
     page.evaluate("y => window.scrollBy(0, y)", car.bounding_box()["y"])
     # Clicked in the page: Playwright's own click would scroll on its own.
     page.locator(key("move")).evaluate("button => button.click()")
+    if page.locator(CONFIRM_DRIVE).count():
+        page.locator(CONFIRM_DRIVE).evaluate("button => button.click()")
     expect_moves(page, drives[1] + 1)
     wait_until_idle(page)
     # Smoothly, unless the browser prefers reduced motion: wait for it to get there.
@@ -642,6 +779,68 @@ def test_on_a_phone_the_car_stays_in_sight_above_the_tray_when_it_drives(open_pa
         }""",
         timeout=STEP_TIMEOUT_MS,
     )
+
+
+PHONE = {"width": 390, "height": 844}
+# Which of the selectors' elements are not wholly on screen, or are covered (by a deck or
+# a sheet that stays on screen): none, when everything the step needs is in view.
+OUT_OF_VIEW = """(selectors) => selectors.flatMap((selector) =>
+  [...document.querySelectorAll(selector)].map((element) => {
+    const box = element.getBoundingClientRect();
+    const inside = box.top >= 0 && box.bottom <= innerHeight
+      && box.left >= 0 && box.right <= innerWidth;
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    const seen = inside && hit && (hit === element || element.contains(hit));
+    return seen ? null : `${selector} at ${Math.round(box.top)}..${Math.round(box.bottom)}`;
+  }).concat(document.querySelector(selector) ? [] : [`no ${selector}`])).filter(Boolean)"""
+
+
+def expect_in_view(page: Page, selectors: list[str], step: str) -> None:
+    """Every element of the selectors is in view together, without the test scrolling
+    (a smooth scroll of the page's own is waited for)."""
+    try:
+        page.wait_for_function(f"(s) => ({OUT_OF_VIEW})(s).length === 0", arg=selectors)
+    except PlaywrightError:
+        raise AssertionError(f"{step}: {page.evaluate(OUT_OF_VIEW, selectors)}") from None
+
+
+def rallye_raser_step_view(action: dict[str, Any]) -> list[str]:
+    dials = ["#board .rr-dials .dial"]
+    if action["type"] in ("gear", "roll"):
+        return ["#board .has-car", *dials, key("roll")]
+    return ["#board .has-car", *dials, key("reroll"), key("move")]
+
+
+def crazy_rally_step_view(action: dict[str, Any]) -> list[str]:
+    sheet = ["#board .car-sheet .stat"]
+    if action["type"] == "apply":
+        return [*sheet, '#board [data-focus-key^="apply:"]']
+    if action["type"] == "start":
+        return [*sheet, key("start")]
+    return [*sheet, '#board [data-focus-key^="card:"]', key("drive")]
+
+
+def test_on_a_phone_each_step_of_a_whole_game_is_in_view_without_scrolling(
+    open_page: OpenPage,
+):
+    for game, actions in (
+        ("rallye-raser", heuristic_actions("browser-phone")),
+        ("crazy-rally", practice_run("crazy-rally", "browser-phone")),
+    ):
+        page = open_page(f"/play/{game}/browser-phone", width=PHONE["width"])
+        page.set_viewport_size(PHONE)
+        wait_until_idle(page)
+        views = {"rallye-raser": rallye_raser_step_view, "crazy-rally": crazy_rally_step_view}
+        for number, action in enumerate(actions, start=1):
+            expect_in_view(page, views[game](action), f"{game} before move {number}")
+            if action["type"] == "place":
+                page.locator(key(f"die:{action['die']}")).click()
+                fields = ["#board .has-car", "#board .cell.target", key("move")]
+                expect_in_view(page, fields, f"{game} move {number}, a die chosen")
+                page.locator(key(f"die:{action['die']}")).click()
+            play_through_ui(page, game, [action], already=number - 1)
+        screenshot(page, f"phone-{game}-over-390")
+        page.context.close()
 
 
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):
@@ -709,6 +908,8 @@ def test_a_few_turns_with_the_keyboard_alone(game: str, open_page: OpenPage):
     for number, action in enumerate(actions, start=1):
         for selector in CLICKS[game](action):
             press(page, selector)
+        if confirms(game, action) and page.locator(CONFIRM_DRIVE).count():
+            press(page, CONFIRM_DRIVE)
         if not held_back(game, action):
             expect_moves(page, number)
             wait_until_idle(page)
@@ -751,6 +952,100 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     assert page.evaluate(focused) == wanted
     page.keyboard.press("Enter")
     expect_moves(page, index + 1)
+
+
+DRIVE_WARNINGS = ("loss_of_control", "engine_damage", "gear_check")
+
+
+def check_rallye_raser_warnings(page: Page, state: Any, action: dict[str, Any]) -> set[str]:
+    """Before the action is played: the fields of its die, or the drive, warn exactly of
+    what the engine would do. The kinds warned of are returned."""
+    engine = GAMES["rallye-raser"]
+    if action["type"] == "place":
+        page.locator(key(f"die:{action['die']}")).click()
+        value = state["pool"][action["die"]]
+        targets = [a for a in engine.legal_actions(state) if a.get("die") == action["die"]]
+        warned: set[str] = set()
+        for target in (t for t in targets if t["type"] == "place"):
+            field = page.locator(key(f"field:{target['row']}:{target['lane']}"))
+            stakes = set((field.get_attribute("data-stakes") or "").split())
+            assert ("loss_of_control" in stakes) == (not lane_fits(target["lane"], value))
+            on_b = card_index(state["card_starts"], target["row"]) == state["card_a"] + 1
+            finish = target["row"] >= state["card_starts"][-1]
+            assert ("gear_check" in stakes) == (on_b and not finish)
+            warned |= stakes
+        page.locator(key(f"die:{action['die']}")).click()  # chosen again below, by its clicks
+        return warned
+    if action["type"] == "move":
+        events = {event["type"] for event in engine.apply(state, action)["last_round"]}
+        shown = set(
+            page.locator("#board .drive-stakes li").evaluate_all(
+                "items => items.map((item) => item.dataset.kind)"
+            )
+        )
+        for kind in DRIVE_WARNINGS:
+            assert (kind in shown) == (kind in events), kind
+        return shown
+    return set()
+
+
+def test_rallye_raser_warns_before_a_choice_exactly_when_the_engine_would_punish_it(
+    open_page: OpenPage,
+):
+    game, seed = "rallye-raser", "browser-stakes"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)[:60]
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    warned: set[str] = set()
+    state = engine.new_game(seed)
+    for number, action in enumerate(actions, start=1):
+        if not held_back(game, action):
+            warned |= check_rallye_raser_warnings(page, state, action)
+        play_through_ui(page, game, [action], already=number - 1)
+        state = engine.apply(state, action)
+    assert {"loss_of_control", "fits", "engine_damage", "gear_check"} <= warned
+
+
+def test_crazy_rally_says_the_speed_and_body_a_turn_costs_before_it_is_played(
+    open_page: OpenPage,
+):
+    game, seed = "crazy-rally", "browser-stakes"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    state = engine.new_game(seed)
+    warned: set[str] = set()
+    for number, action in enumerate(actions, start=1):
+        if action["type"] == "drive":
+            *choices, drive = CLICKS[game](action)
+            for selector in choices:
+                page.locator(selector).click()
+            card = ADJUSTMENTS[action["card"]]
+            effect = EVENTS[action["event"]].effect if action["event"] else None
+            speed, _ = speed_after_cards(
+                state["speed"],
+                card,
+                action["mode"] == "accelerate",
+                effect,
+                state["car"]["max_speed"],
+            )
+            turn = engine.apply(state, action)["last"]
+            said = page.locator("#board .drive-stakes li")
+            expect(said.first).to_have_text(f"Speed {state['speed']} → {speed}.")
+            kinds = set(said.evaluate_all("items => items.map((item) => item.dataset.kind)"))
+            assert ("purple" in kinds) == bool(turn["purple_damage"])
+            assert ("clamp" in kinds) == bool(turn["clamps"])
+            warned |= kinds
+            page.locator(drive).click()
+            expect_moves(page, number)
+            wait_until_idle(page)
+        else:
+            play_through_ui(page, game, [action], already=number - 1)
+        state = engine.apply(state, action)
+    assert "purple" in warned
+    expect(page.locator("#board .car-sheet")).not_to_contain_text("Score now")
 
 
 def test_a_dailys_test_round_shows_the_track_once(open_page: OpenPage, solved_daily: DailyOf):
@@ -902,3 +1197,102 @@ def test_practice_opens_any_valid_seed_and_explains_an_invalid_one(open_page: Op
     expect(page).to_have_url(re.compile(f"/play/rallye-raser/{seed}$"))
     wait_until_idle(page)
     expect(page.locator("#puzzle-label")).to_have_text(f"Practice · seed {seed}")
+
+
+# The player's history: the stats page, transfer links, a shared run's preview and share box.
+
+HISTORY_GAME = "crazy-rally"
+HISTORY_SEED = "history-browser"
+
+
+def site_path(url: str) -> str:
+    """The path (and fragment) of an absolute URL of the site."""
+    return "/" + url.split("/", 3)[3]
+
+
+def practise(page: Page, name: str) -> None:
+    """A practice run sent from the page's browser, which gives it a player named name."""
+    answer = page.request.post(
+        f"/api/v1/puzzles/{HISTORY_GAME}/{HISTORY_SEED}/runs",
+        data={"actions": practice_run(HISTORY_GAME, HISTORY_SEED), "name": name},
+    )
+    assert answer.status == 201, answer.text()
+
+
+def transfer_url(page: Page) -> str:
+    page.get_by_role("button", name="Make a transfer link").click()
+    field = page.get_by_label("Open this link in the other browser")
+    expect(field).to_have_value(re.compile(r"/transfer#[A-Za-z0-9_-]{40,}$"))
+    # The link names the site's public address; the test's site listens elsewhere.
+    return site_path(field.input_value())
+
+
+def test_a_transfer_link_carries_the_player_to_another_browser_once(
+    open_page: OpenPage, watch: PageWatch
+):
+    first = open_page("/me")
+    practise(first, "Ada")
+    url = transfer_url(first)
+    second = open_page(url, 390)
+    practise(second, "Someone else")
+    second.get_by_role("button", name="Play as this player here").click()
+    expect(second.locator("#redeemed")).to_contain_text("this browser now plays as Ada")
+    assert player_cookie(second) == player_cookie(first)
+    assert "#" not in second.url
+    screenshot(second, "transfer-redeemed-390")
+    third = open_page(url)
+    third.get_by_role("button", name="Play as this player here").click()
+    expect(third.locator("#messages")).to_contain_text("used already or has expired")
+    assert player_cookie(third) is None
+    watch.expected("404")  # the spent link's answer
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_stats_page_fits_the_screen(width: int, open_page: OpenPage):
+    page = open_page("/me", width)
+    practise(page, "Ada")
+    page.reload()
+    expect(page.locator(".game-stats")).to_have_count(2)
+    transfer_url(page)
+    page.wait_for_load_state("networkidle")
+    assert page_weight(page) < PAGE_BUDGET_BYTES
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    screenshot(page, f"me-{width}")
+
+
+def meta(page: Page, key: str) -> str | None:
+    return page.locator(f'meta[property="{key}"], meta[name="{key}"]').get_attribute("content")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_shared_run_previews_with_its_strip_and_its_share_box_fits(
+    width: int, open_page: OpenPage
+):
+    page = open_page("/me", width)
+    answer = page.request.post(
+        f"/api/v1/puzzles/{HISTORY_GAME}/{HISTORY_SEED}/runs",
+        data={"actions": practice_run(HISTORY_GAME, HISTORY_SEED)},
+    )
+    run = answer.json()
+    page.goto(f"/runs/{run['id']}")
+    share = page.request.get(f"/api/v1/runs/{run['id']}/share").json()
+    assert meta(page, "og:title") == meta(page, "twitter:title") == share["title"]
+    assert "practice" in share["title"]
+    assert meta(page, "og:description") == f"{share['result']} {share['strip']}"
+    assert meta(page, "twitter:card") == "summary_large_image"
+    image_url = meta(page, "og:image")
+    assert image_url == share["image_url"]
+    image = page.request.get(site_path(image_url))
+    assert image.headers["content-type"] == "image/png"
+    assert len(image.body()) < 100 * 1024
+    box = page.locator("#share-text")
+    expect(box).to_have_value(share["text"])
+    # Every line of the text in sight, the link whole: nothing scrolled out of the box.
+    assert box.evaluate(
+        "el => el.scrollHeight <= el.clientHeight + 1 && el.scrollWidth <= el.clientWidth"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("#share").click()
+    expect(page.locator("#share-status")).to_contain_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == share["text"]
+    screenshot(page, f"share-practice-{width}")

@@ -76,7 +76,8 @@ def test_the_same_solve_is_queued_once(queue: Queue, service_env: Config):
     assert not enqueue_solve(queue, service_env, "crazy-rally", "s1", "v1")
     assert queue.job_ids == [solve_job_id("crazy-rally", "s1", "v1")]
     job = queue.fetch_job(queue.job_ids[0])
-    assert job.timeout == service_env.solve_timeout + JOB_TIMEOUT_MARGIN
+    # A daily's par is computed in its solve job, after the solve.
+    assert job.timeout == service_env.solve_timeout + service_env.par_timeout + JOB_TIMEOUT_MARGIN
     assert job.retries_left == 1
 
 
@@ -195,7 +196,8 @@ def test_a_puzzle_is_solved_and_stored_exactly_once(
     work_until_empty(connection)
     solved = job_store.get_puzzle_by_id(puzzle.id)
     assert solved.status == "solved"
-    assert jobs.solve_puzzle(game_name, puzzle.seed, puzzle.rules_version) == "already solved"
+    again = jobs.solve_puzzle(game_name, puzzle.seed, puzzle.rules_version)
+    assert again == "already solved; par known"
     assert job_store.get_puzzle_by_id(puzzle.id) == solved
     if solved.optimum is not None:
         final = game.replay(puzzle.seed, solved.witness)

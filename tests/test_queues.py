@@ -103,6 +103,8 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
         Urgency.ARCHIVE,
         Urgency.COMING,
         Urgency.RETRY,
+        Urgency.ANALYSIS,
+        Urgency.PAR,
     ]
 
 

@@ -162,3 +162,54 @@ def test_a_display_name_is_kept_until_replaced_and_runs_keep_theirs(store: Store
     assert store.display_name("p1") == "Grace"
     assert store.get_run(first.id).display_name == "Ada"
     assert [entry.display_name for entry in store.leaderboard(puzzle.id)] == ["Ada"]
+
+
+def test_a_par_is_stored_once_beside_the_optimum(store: Store):
+    puzzle = daily_puzzle(store)
+    assert not puzzle.has_par
+    assert (puzzle.par, puzzle.par_tiebreak, puzzle.par_line) == (None, None, None)
+    assert store.record_par(puzzle.id, par=17, tiebreak=-20, line=[{"a": 1}], seconds=4.5)
+    assert not store.record_par(puzzle.id, par=18, tiebreak=-15, line=[], seconds=1.0)
+    stored = store.get_puzzle_by_id(puzzle.id)
+    assert stored.has_par
+    assert (stored.par, stored.par_tiebreak, stored.par_line, stored.par_seconds) == (
+        17,
+        -20,
+        [{"a": 1}],
+        4.5,
+    )
+    assert stored.status == "pending"  # the par and the optimum are stored apart
+
+
+def test_a_par_run_that_does_not_finish_is_a_computed_par_of_null(store: Store):
+    puzzle = store.ensure_puzzle("rallye-raser", "no-finish", "v1")
+    assert store.record_par(puzzle.id, par=None, tiebreak=None, line=[{"a": 2}], seconds=1.0)
+    stored = store.get_puzzle_by_id(puzzle.id)
+    assert stored.has_par and stored.par is None
+
+
+def test_an_analysis_is_recorded_once_then_settled_once(store: Store):
+    run = add_finished(store, daily_puzzle(store), "p1", 5)
+    assert store.get_analysis(run.id) is None
+    with ThreadPoolExecutor(8) as pool:
+        asked = list(pool.map(lambda seed: store.request_analysis(run.id, seed), range(8)))
+    assert {(found.status, found.rng_seed) for found in asked} == {("pending", asked[0].rng_seed)}
+    assert store.record_analysis(run.id, {"decisions": [], "total": 3}, seconds=2.5)
+    assert not store.record_analysis(run.id, {"decisions": [1]}, seconds=9.0)
+    assert not store.record_analysis_failure(run.id, "too late")
+    done = store.get_analysis(run.id)
+    assert (done.status, done.analysis, done.seconds, done.error) == (
+        "done",
+        {"decisions": [], "total": 3},
+        2.5,
+        None,
+    )
+    assert store.request_analysis(run.id, 7) == done
+
+
+def test_a_failed_analysis_keeps_its_reason(store: Store):
+    run = add_finished(store, daily_puzzle(store), "p1", 5)
+    store.request_analysis(run.id, 0)
+    assert store.record_analysis_failure(run.id, "over the time bound")
+    failed = store.get_analysis(run.id)
+    assert (failed.status, failed.error, failed.analysis) == ("failed", "over the time bound", None)

@@ -17,6 +17,7 @@ from flask import Blueprint, Response, current_app, request
 
 from puzzles import GAMES, Game, IllegalAction, State
 from puzzles.rng import SEED_PATTERN
+from puzzles.stakes import stakes
 from service import daily
 from service.action_forms import action_schema
 from service.cache import BriefCache
@@ -135,6 +136,8 @@ PUZZLE = api.schema(
             "status",
             "optimum",
             "tiebreak",
+            "par",
+            "par_tiebreak",
             "commitment",
             "line_opens_at",
         ],
@@ -158,6 +161,13 @@ PUZZLE = api.schema(
                 "description": "Best score; null unless solved (or when no run can finish)",
             },
             "tiebreak": {**NULLABLE_INT, "description": "Best tie-break among optimal runs"},
+            "par": {
+                **NULLABLE_INT,
+                "description": "The expert's score on the same dice and cards, played without "
+                "foresight (its line is the par line); null until computed, or when that run "
+                "does not finish",
+            },
+            "par_tiebreak": {**NULLABLE_INT, "description": "The par run's tie-break"},
             "commitment": {
                 "type": "string",
                 "pattern": "^[0-9a-f]{64}$",
@@ -180,6 +190,37 @@ ENGINE_STATE_PROPERTIES = {
     "finished": {"type": "boolean"},
     "score": NULLABLE_INT,
     "tiebreak": {"type": "integer"},
+    "stakes": {
+        "type": "object",
+        "description": "What each legal action costs or does, said before it is played",
+        "required": ["score_now", "notes"],
+        "properties": {
+            "score_now": {
+                "type": "integer",
+                "description": "The score the run would have if it finished now",
+            },
+            "notes": {
+                "type": "array",
+                "description": "One list of notes per legal action, in the same order",
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["kind", "text"],
+                        "properties": {
+                            "kind": {
+                                "type": "string",
+                                "description": "What the note is about: loss_of_control, "
+                                "gasfuss, engine_damage, gear_check, finish, speed, purple, "
+                                "clamp and so on",
+                            },
+                            "text": {"type": "string", "description": "The note in words"},
+                        },
+                    },
+                },
+            },
+        },
+    },
 }
 
 
@@ -210,10 +251,12 @@ def replay(game: Game, seed: str, actions: list[Any]) -> State:
 
 
 def engine_answer(game: Game, state: State) -> dict[str, Any]:
-    """What the player sees and may do in state."""
+    """What the player sees and may do in state, and what each choice costs."""
+    legal = game.legal_actions(state)
     return {
         "view": game.view(state),
-        "legal_actions": game.legal_actions(state),
+        "legal_actions": legal,
+        "stakes": stakes(game, state, legal),
         "over": game.is_over(state),
         "finished": game.is_finished(state),
         "score": game.score(state),
@@ -272,6 +315,8 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
         "status": puzzle.status,
         "optimum": puzzle.optimum,
         "tiebreak": puzzle.tiebreak,
+        "par": puzzle.par,
+        "par_tiebreak": puzzle.par_tiebreak,
         "commitment": daily.commitment(puzzle.game, puzzle.rules_version, puzzle.seed),
         "line_opens_at": None if opens is None else opens.isoformat(),
     }

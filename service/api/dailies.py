@@ -34,8 +34,10 @@ from service.api.common import (
 )
 from service.api.puzzles import (
     LEADERBOARD,
+    PAR_LINE_RESPONSES,
     SOLUTION_RESPONSES,
     leaderboard_answer,
+    par_line_answer,
     solution_answer,
 )
 from service.openapi import Answer
@@ -258,6 +260,19 @@ def get_daily_solution(day: str, game: str) -> tuple[Response, int]:
     """The solver's optimal run of the daily, once its day is over; before, a 403 whoever
     asks (a player whose attempt is over included), saying when it opens."""
     return solution_answer(daily_of(published_day(day), game))
+
+
+@api.route(
+    "/daily/<day>/<game>/par",
+    "GET",
+    summary="A daily's par line",
+    responses=PAR_LINE_RESPONSES,
+    errors=[403, 404],
+)
+def get_daily_par_line(day: str, game: str) -> tuple[Response, int]:
+    """The expert's own run of the daily (its par), once its day is over; before, a 403
+    whoever asks, as for the optimal line."""
+    return par_line_answer(daily_of(published_day(day), game))
 
 
 @api.route(

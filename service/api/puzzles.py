@@ -1,5 +1,5 @@
 """Practice puzzles by seed: asking for one (a write, which records and queues a new
-seed), the puzzle, its leaderboard and its solution.
+seed), the puzzle, its leaderboard, its solution and its par line.
 
 A seed is reachable here when it is a practice seed or a past daily whose day
 is over; today's and coming dailies are not, whoever knows their seed (they are
@@ -28,7 +28,7 @@ from service.api.common import (
 )
 from service.errors import ApiError
 from service.openapi import Answer, Link
-from service.queue import SolveRefusal, request_solve, solve_refusal
+from service.queue import SolveRefusal, request_par, request_solve, solve_refusal
 from service.ratelimit import client_key
 from service.store import PuzzleRecord, RankedRun
 
@@ -90,6 +90,24 @@ SOLUTION = api.schema(
         },
     },
 )
+PAR_LINE = api.schema(
+    "ParLine",
+    {
+        "type": "object",
+        "required": ["game", "seed", "par", "par_tiebreak", "actions"],
+        "properties": {
+            "game": GAME_NAME,
+            "seed": SECRET_SEED,
+            "par": NULLABLE_INT,
+            "par_tiebreak": NULLABLE_INT,
+            "actions": {
+                "type": ["array", "null"],
+                "description": "The expert's own run, played without foresight; null until "
+                "computed",
+            },
+        },
+    },
+)
 # Asking for a practice puzzle takes nothing but the path; the body is an empty object, sent
 # as JSON like every write so that no page of another site can send it.
 ASK_BODY = {"type": "object", "additionalProperties": False}
@@ -99,10 +117,17 @@ PUZZLE_LINKS = {
     "GetPuzzle": Link("get_puzzle", _SAME_PUZZLE),
     "GetLeaderboard": Link("get_leaderboard", _SAME_PUZZLE),
     "GetSolution": Link("get_solution", _SAME_PUZZLE),
+    "GetParLine": Link("get_par_line", _SAME_PUZZLE),
 }
 SOLUTION_RESPONSES = {
     200: Answer("The optimal run (actions null when solving failed)", SOLUTION),
     202: Answer("Not solved yet: poll again later", SOLUTION),
+}
+
+
+PAR_LINE_RESPONSES = {
+    200: Answer("The par line", PAR_LINE),
+    202: Answer("The par is not computed yet: poll again later", PAR_LINE),
 }
 
 
@@ -170,6 +195,8 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
     """
     puzzle = practice_puzzle_allowed(game, seed)
     if puzzle is not None:
+        if not puzzle.has_par:  # say one stored before pars were (a new one's comes with its solve)
+            request_par(game, seed, services().config)
         return puzzle, False
     store, config = services().store, services().config
     day = daily.daily_date_of(config.daily_key, game, seed)
@@ -233,6 +260,20 @@ def solution_answer(puzzle: PuzzleRecord) -> tuple[Response, int]:
     return jsonify(body), 202 if puzzle.status == "pending" else 200
 
 
+def par_line_answer(puzzle: PuzzleRecord) -> tuple[Response, int]:
+    """The par line, under the optimal line's rule: hidden from everyone while the daily's
+    day runs."""
+    check_line_open(puzzle, "the par line opens")
+    body = {
+        "game": puzzle.game,
+        "seed": puzzle_json(puzzle)["seed"],
+        "par": puzzle.par,
+        "par_tiebreak": puzzle.par_tiebreak,
+        "actions": puzzle.par_line,
+    }
+    return jsonify(body), 200 if puzzle.has_par else 202
+
+
 @api.route(
     "/puzzles/<game>/<seed>",
     "GET",
@@ -291,3 +332,17 @@ def get_leaderboard(game: str, seed: str) -> Response:
 def get_solution(game: str, seed: str) -> tuple[Response, int]:
     """The solver's optimal run of a practice puzzle or a revealed past daily."""
     return solution_answer(practice_puzzle(game, seed))
+
+
+@api.route(
+    "/puzzles/<game>/<seed>/par",
+    "GET",
+    summary="The par line of a practice puzzle",
+    responses=PAR_LINE_RESPONSES,
+    errors=[404],
+)
+def get_par_line(game: str, seed: str) -> tuple[Response, int]:
+    """The expert's own run of a practice puzzle or a revealed past daily: the same dice and
+    cards as every player, played without foresight. 202 until computed (asking for the
+    puzzle with POST queues it when missing)."""
+    return par_line_answer(practice_puzzle(game, seed))

@@ -181,7 +181,7 @@ RUN_BODY = per_game(
 )
 
 
-def _shows_actions(run: RunRecord, puzzle: PuzzleRecord, viewer: str | None) -> bool:
+def shows_actions(run: RunRecord, puzzle: PuzzleRecord, viewer: str | None) -> bool:
     """Whether the caller may see the run's line (see the module's docstring)."""
     return not is_hidden(puzzle) or viewer == run.player_id
 
@@ -193,7 +193,7 @@ def run_json(run: RunRecord, puzzle: PuzzleRecord) -> dict[str, Any]:
         "id": run.id,
         "game": puzzle.game,
         "seed": shown["seed"],
-        "actions": run.actions if _shows_actions(run, puzzle, viewer) else None,
+        "actions": run.actions if shows_actions(run, puzzle, viewer) else None,
         "score": run.score,
         "tiebreak": run.tiebreak,
         "finished": run.finished,
@@ -292,7 +292,7 @@ def get_run_step(run_id: str, step: str) -> Response:
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
     puzzle = puzzle_by_id(run.puzzle_id)
-    if not _shows_actions(run, puzzle, players.current_player_id()):
+    if not shows_actions(run, puzzle, players.current_player_id()):
         check_line_open(puzzle, "this run's moves open")
     played = int(step)
     if played > len(run.actions):

@@ -35,7 +35,8 @@ function plainWords(status, body, retryAfter) {
   return detail ? String(detail) : `The server refused the request (HTTP ${status}).`;
 }
 
-async function request(method, path, payload) {
+// Exported for the modules that keep their own calls (history.js).
+export async function request(method, path, payload) {
   const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
   if (payload !== undefined) {
     init.headers["Content-Type"] = "application/json";
@@ -72,6 +73,8 @@ export const api = {
   run: (id) => request("GET", `/runs/${part(id)}`),
   // What the run's player saw after its first `step` actions (its replay).
   runStep: (id, step) => request("GET", `/runs/${part(id)}/steps/${step}`),
+  // The run's graded decisions: status "pending" (HTTP 202) until computed, on first asking.
+  analysis: (id) => request("GET", `/runs/${part(id)}/analysis`),
   // The daily's one attempt per player: started or resumed, then extended on the server.
   attempt: (date, game, name) =>
     request("POST", `/daily/${part(date)}/${part(game)}/attempt`, name ? { name } : {}),
@@ -86,6 +89,7 @@ export function puzzleApi({ game, date, seed }) {
   return {
     leaderboard: () => request("GET", `${base}/leaderboard`),
     solution: () => request("GET", `${base}/solution`),
+    par: () => request("GET", `${base}/par`),
     play: (actions) => request("POST", date ? `${base}/play` : `/play/${part(game)}/${part(seed)}`, { actions }),
   };
 }

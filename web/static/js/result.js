@@ -8,7 +8,9 @@
 import { api, puzzleApi } from "./api.js";
 import { offerName } from "./name-form.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
+import { compareLines } from "./compare.js";
 import { createReplay } from "./replay.js";
+import { showShare } from "./share.js";
 import { tiebreakHeading, tiebreakRule } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
@@ -40,36 +42,6 @@ function puzzleName(run) {
 function puzzleUrl(run) {
   const { date } = run.puzzle;
   return date && !run.seed ? dailyUrl(run.game, date) : playUrl(run.game, run.seed);
-}
-
-function shareText(run, puzzle) {
-  const what = puzzle.number ? `${puzzleName(run)} (${puzzle.date})` : puzzleName(run);
-  const score = hasScore(run) ? `${run.score} points` : "did not finish";
-  const optimum = puzzle.status === "solved" && puzzle.optimum !== null ? `, optimum ${puzzle.optimum}` : "";
-  const url = run.share_url || `${location.origin}/runs/${encodeURIComponent(run.id)}`;
-  return `Rally Daily · ${what}: ${score}${optimum}. ${url}`;
-}
-
-async function share(message) {
-  const status = document.getElementById("share-status");
-  if (navigator.share) {
-    try {
-      await navigator.share({ text: message });
-      status.textContent = "Shared.";
-      return;
-    } catch (error) {
-      if (error.name === "AbortError") return;
-    }
-  }
-  try {
-    await navigator.clipboard.writeText(message);
-    status.textContent = "Copied to the clipboard: paste it anywhere.";
-  } catch {
-    const area = document.getElementById("share-text");
-    area.focus();
-    area.select();
-    status.textContent = "Copying was not allowed here: the text is selected, press Ctrl+C (or ⌘C) to copy it.";
-  }
 }
 
 // Every score from the lowest official one up to the optimum gets a column, empty or not,
@@ -166,35 +138,36 @@ async function showSolution(run, boards, ref) {
       clear(root, h("p", { class: "muted" }, why));
       return;
     }
-    await createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line" });
+    const replay = createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line", actor: "the optimal line" });
+    await replay.ready;
+    return { replay, actions: solution.actions };
   } catch (error) {
     clear(root, h("p", { class: "muted" }, `The optimal line could not be loaded. ${error.message}`));
   }
+  return null;
 }
 
-function showRunReplay(run, boards) {
+async function showRunReplay(run, boards) {
   const root = document.getElementById("replay-run");
   if (run.actions === null) {
     clear(root, opening(run.puzzle.line_opens_at, (when) => (when
       ? `The moves of this run are shown to everyone once the day is over, at ${when}.`
       : `The moves of this run are open now: ${OPEN_NOW}`)),
     h("p", {}, h("a", { class: "button primary", href: puzzleUrl(run) }, "Play today's daily")));
-    return Promise.resolve();
+    return null;
   }
   const play = (prefix) => api.runStep(run.id, prefix.length);
-  return createReplay(root, { play, actions: run.actions, boards, label: "This run" });
+  const actor = run.yours ? "you" : run.name || "the player";
+  const replay = createReplay(root, { play, actions: run.actions, boards, label: "This run", actor });
+  await replay.ready;
+  return { replay, actions: run.actions, actor };
 }
 
 // The viewer's own run: "your score", sharing and playing it again.
 function showAsMine(run, puzzle) {
   text("result-title", puzzleName(run));
   text("score-label", "Your score");
-  const message = shareText(run, puzzle);
-  document.getElementById("share-text").value = message;
-  document.getElementById("share-box").hidden = false;
-  const button = document.getElementById("share");
-  button.hidden = false;
-  button.addEventListener("click", () => share(message));
+  showShare(run.id).catch((error) => say(`The share text could not be made. ${error.message}`));
   offerName(document.getElementById("name-panel"));
   const again = document.getElementById("play-again");
   if (lineHidden(puzzle)) {
@@ -251,7 +224,8 @@ async function start() {
     histogram(board, run, puzzle, mine);
     const table = leaderboardTable(board, boards, run.game);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
-    await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
+    const [runLine, bestLine] = await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
+    if (runLine && bestLine) compareLines(document.getElementById("compare"), runLine, bestLine, boards.TURN.name);
   } catch (error) {
     text("result-label", "This run could not be shown.");
     say(error.status === 404 ? "There is no run with this link." : error.message);

@@ -118,9 +118,11 @@ export function rememberFocus() {
   return active && active.dataset ? active.dataset.focusKey || null : null;
 }
 
+// The focus moves without scrolling: the board scrolls itself to keep the car and the
+// step's controls in view (on a phone, clear of the deck at the bottom).
 export function restoreFocus(root, key) {
   if (!key) return;
   const same = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]:not(:disabled)`);
   const fallback = root.querySelector("[data-primary]:not(:disabled), button:not(:disabled)");
-  (same || fallback)?.focus();
+  (same || fallback)?.focus({ preventScroll: true });
 }

@@ -46,6 +46,35 @@ export function describeAction(action, viewBefore) {
   return `${action.mode} with card ${action.card}${value}${event}`;
 }
 
+// The move in the past tense, without its subject: a replay says who ("you", "the
+// optimal line") in front of it.
+export function describeMove(action, viewBefore) {
+  if (action.type === "apply") return `fitted card ${action.card} to the car (its pair partner went to the hand)`;
+  if (action.type === "start") return "started the race after the test round";
+  const card = cardData(viewBefore, action.card);
+  const value = card ? ` (${action.mode === "accelerate" ? `+${card.speed_up}` : `−${card.braking}`})` : "";
+  const event = action.event ? `, with event ${action.event}${cardData(viewBefore, action.event) ? ` (${EFFECTS[cardData(viewBefore, action.event).effect]})` : ""}` : "";
+  return `played ${action.card} to ${action.mode}${value}${event}`;
+}
+
+// What a turn did, from the view after it: "too fast on card 7: manoeuvrability −3".
+export function describeOutcome(action, before, after) {
+  const last = after?.last;
+  if (action.type !== "drive" || !last) return "";
+  const card = `card ${after.turn}`;
+  const parts = [];
+  if (last.purple_damage) parts.push(`purple card: body −${last.purple_damage}`);
+  if (last.clamps) parts.push(`over the maximum speed: body −${last.clamps}`);
+  if (last.too_fast) parts.push(`too fast on ${card}: manoeuvrability −${last.manoeuvrability_loss}`);
+  if (last.too_slow) parts.push(`too slow on ${card}: manoeuvrability −${last.manoeuvrability_loss}`);
+  if (last.crashed) parts.push(`crash on ${card}: speed 0, body −${last.crash_damage}`);
+  parts.push(`distance +${last.gained}`);
+  return parts.join("; ");
+}
+
+// A turn ends with the drive: replays step and align by turn.
+export const TURN = { name: "turn", ends: (action) => action.type === "drive" };
+
 function symbolList(symbols) {
   return h("ul", { class: "symbols" }, symbols.map((s) =>
     h("li", { title: SYMBOLS[s][1] }, h("span", { "aria-hidden": "true" }, SYMBOLS[s][0]), ` ${s}`)));
@@ -68,13 +97,19 @@ function cardFace(card, withSymbols) {
   ];
 }
 
-function cardButton(card, { pressed, focusKey, onclick, disabled, primary, withSymbols = false }) {
+// stakes: lines saying what playing the card does, as the server says it.
+function cardButton(card, { pressed, focusKey, onclick, disabled, primary, withSymbols = false, stakes = [] }) {
   return h("button", {
     type: "button", class: `card ${card.kind} ${card.colour}`,
     "aria-pressed": pressed === undefined ? null : String(pressed), "data-focus-key": focusKey,
     "data-primary": primary || null, disabled, onclick,
-  }, cardFace(card, withSymbols), pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
+  }, cardFace(card, withSymbols),
+  stakes.length ? h("span", { class: "card-stakes" }, stakes.map((line) => h("span", { class: line.warn ? "warn" : null }, h("span", { class: "sr-only" }, "; "), line.text))) : null,
+  pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
 }
+
+// Notes that cost the car something (body), rather than inform.
+const WARNINGS = new Set(["purple", "clamp", "eliminated", "event"]);
 
 function trackCard(card, extra = "") {
   const kind = card.colour === "red" ? "minimum" : "maximum";
@@ -82,7 +117,7 @@ function trackCard(card, extra = "") {
   return h("div", { class: `track-card ${card.colour}`, role: "img", "aria-label": label },
     h("span", { class: "sign", "aria-hidden": "true" }, card.speed),
     h("span", { class: "sign-kind", "aria-hidden": "true" }, card.colour === "red" ? "min" : "max"),
-    h("span", { class: "track-facts", "aria-hidden": "true" }, `◆ ${card.difficulty} · ✖ ${card.damage}`),
+    h("span", { class: "track-facts", "aria-hidden": "true" }, h("span", {}, `◆ ${card.difficulty} difficulty`), h("span", {}, `✖ ${card.damage} damage`)),
     card.flag ? h("span", { class: "flag", "aria-hidden": "true" }, "⚑") : null);
 }
 
@@ -90,7 +125,7 @@ function stat(label, value, note) {
   return h("div", { class: "stat" }, h("span", {}, label), h("b", {}, value), note ? h("span", {}, note) : null);
 }
 
-function carSheet(view) {
+function carSheet(view, scoreNow) {
   return h("section", { class: "panel car-sheet", "aria-label": "Car sheet" },
     h("div", { class: "row spread" }, h("h2", {}, "Car sheet"), legendBox(legend())),
     h("div", { class: "stat-row" },
@@ -100,12 +135,14 @@ function carSheet(view) {
       stat("Body", view.body, `of ${view.car.body}`),
       stat("Speed", view.speed),
       stat("Distance", view.distance),
+      view.phase === "race" && scoreNow !== null ? stat("Score now", scoreNow, "distance + events kept") : null,
       stat("Track card", view.phase === "race" ? `${view.turn + 1}/${view.track_length}` : `${view.turn}/${view.track_length}`)));
 }
 
-function lastTurn(last) {
+// actor: who played, capitalised ("You", "The optimal line").
+function lastTurn(last, actor) {
   if (!last) return null;
-  const notes = [`You played ${last.card} to ${last.mode}${last.event ? ` and event ${last.event}` : ""}.`];
+  const notes = [`${actor} played ${last.card} to ${last.mode}${last.event ? ` and event ${last.event}` : ""}.`];
   if (last.purple_damage) notes.push(`The purple card cost ${last.purple_damage} body.`);
   if (last.clamps) notes.push(`Above the maximum speed: cut back, ${last.clamps} body lost.`);
   if (last.too_fast) notes.push(`Too fast by ${last.too_fast}: slowed to ${last.track.speed}.`);
@@ -121,15 +158,29 @@ function lastTurn(last) {
 }
 
 // testRound: on a daily, {seen(), markSeen()} of its test round on this device (shown once).
-export function createBoard(root, { interactive, onPlay, testRound = null }) {
+// actor: who plays, as the board names them ("You", or in a replay "The optimal line").
+export function createBoard(root, { interactive, onPlay, testRound = null, actor = "You" }) {
   let view = null;
   let legal = [];
+  let notes = new Map(); // legal action -> what it does, as the server says (its stakes)
+  let scoreNow = null;
   let choice = { card: null, mode: null, event: null };
   let previewTimer = null;
   let previewAt = null; // the track card the test round shows, once it has begun
   let busy = false;
 
   const act = (action) => { if (interactive && !busy) onPlay([action]); };
+  const notesOf = (action) => (action && notes.get(action)) || [];
+  const lines = (said) => said.map((n) => ({ text: n.text, warn: WARNINGS.has(n.kind) }));
+  // What a card does played each way without an event: the speed after it and its costs.
+  function handStakes(card) {
+    const ways = ["accelerate", "brake"].map((mode) => drives().find((a) => a.card === card.id && a.mode === mode && a.event === null));
+    return ways.filter(Boolean).map((action) => {
+      const said = notesOf(action);
+      const arrow = action.mode === "accelerate" ? "▲" : "▼";
+      return { text: `${arrow} ${said.map((n) => n.text).join(", ")}`, warn: said.some((n) => WARNINGS.has(n.kind)) };
+    });
+  }
   const drives = () => legal.filter((a) => a.type === "drive");
   const offered = (key, partial) => [...new Set(drives().filter((a) =>
     Object.entries(partial).every(([k, v]) => a[k] === v)).map((a) => a[key]))];
@@ -137,11 +188,11 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
   function setupPanel() {
     const { colour, pair, applied } = view.setup;
     return h("section", { class: "panel", "aria-label": "Adjustment phase" },
-      h("h2", {}, `Fit a ${colour} card to your car`),
+      h("h2", {}, `Fit a ${colour} card to the car`),
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
       h("div", { class: "hand" }, pair.map((card, i) => {
         const action = legal.find((a) => a.type === "apply" && a.card === card.id);
-        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action), withSymbols: true });
+        return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action), withSymbols: true, stakes: lines(notesOf(action)) });
       })),
       applied.length ? h("p", { class: "muted" }, `Fitted so far: ${applied.map((c) => c.id).join(", ")}.`) : null);
   }
@@ -187,7 +238,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
         ? "Each of the fourteen track cards is shown once, in order, for a moment each, then hidden: on a daily the track is never shown again."
         : "Each of the fourteen track cards is shown briefly, in order, then hidden."),
       stage,
-      h("div", { class: "actions" }, again,
+      h("div", { class: "actions cr-actions" }, again,
         h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "start", disabled: !start, onclick: () => act(start) }, "Start the race")));
     if (open) showPreviewCard(stage, previewAt ?? 0);
     else clear(stage, h("p", { class: "hidden-track" }, "The track was shown once on this daily and stays hidden. Race it from memory!"));
@@ -219,10 +270,8 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       view.turn === 0 ? h("p", { class: "muted small" }, "Your hand starts with the three setup cards you did not fit to the car; their symbols no longer count, only their ▲ and ▼.") : null,
       h("div", { class: "hand", role: "group", "aria-labelledby": "hand-title" }, view.hand.map((card, i) => {
         const playable = offered("card", {}).includes(card.id);
-        return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id) });
+        return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id), stakes: handStakes(card) });
       })),
-      interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
-        modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
       h("h3", { id: "events-title" }, "Event cards"),
       view.events.length
         ? h("div", { class: "hand", role: "group", "aria-labelledby": "events-title" },
@@ -230,9 +279,15 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
           view.events.map((card) => cardButton(card, { pressed: interactive ? choice.event === card.id : undefined, focusKey: `event:${card.id}`,
             disabled: !interactive || !events.includes(card.id), onclick: () => pick("event", card.id) })))
         : h("p", { class: "muted" }, `No event cards in hand. Each one kept to the end is worth ${points(view.event_bonus)}.`),
-      interactive ? h("div", { class: "actions" },
-        h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
-          action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null);
+      // The step's buttons: on a phone they stay at the bottom of the screen.
+      h("div", { class: "cr-actions" },
+        interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
+          modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
+        action ? h("ul", { class: "log drive-stakes", "aria-label": "What this turn's cards do" }, notesOf(action).map((n) =>
+          h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`))) : null,
+        interactive ? h("div", { class: "actions" },
+          h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
+            action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null));
   }
 
   function overPanel() {
@@ -250,7 +305,18 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
 
   function draw() {
     clearTimeout(previewTimer);
-    clear(root, h("div", { class: "cr-board" }, carSheet(view), lastTurn(view.last), phasePanel()));
+    const panel = phasePanel();
+    clear(root, h("div", { class: "cr-board" }, carSheet(view, scoreNow), lastTurn(view.last, actor), panel));
+    keepInSight(panel);
+  }
+
+  // On a phone the car sheet stays at the top of the screen: the step's panel is scrolled
+  // up to just below it, so the hand and the step's buttons are in view together.
+  function keepInSight(panel) {
+    const sheet = root.querySelector(".car-sheet");
+    if (!interactive || getComputedStyle(sheet).position !== "sticky") return;
+    const shift = panel.getBoundingClientRect().top - sheet.offsetHeight - 8;
+    if (Math.abs(shift) > 1) window.scrollBy({ top: shift, behavior: "auto" });
   }
 
   return {
@@ -259,6 +325,8 @@ export function createBoard(root, { interactive, onPlay, testRound = null }) {
       view = state.view;
       if (view.phase !== "preview") previewAt = null;
       legal = state.legal_actions;
+      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes[i] || []]));
+      scoreNow = state.stakes?.score_now ?? null;
       if (fresh) choice = { card: null, mode: null, event: null };
       draw();
     },

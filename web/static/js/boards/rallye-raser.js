@@ -11,6 +11,8 @@ export const tiebreakText = (tiebreak) => describeTiebreak("rallye-raser", tiebr
 const LANES = ["L", "M", "R"];
 const LANE_NAMES = { L: "left", M: "middle", R: "right" };
 const LANE_DICE = { L: "1–2", M: "3–4", R: "5–6" };
+// The notes that warn (a cost), rather than inform.
+const WARNINGS = new Set(["loss_of_control", "gasfuss", "engine_damage", "timer_out"]);
 const STATUS = {
   finished: "Finished! Score: 2 × timer + control.",
   timer_out: "The timer ran out: the car did not finish.",
@@ -19,6 +21,7 @@ const STATUS = {
 
 
 const fieldName = (row, lane) => `row ${row + 1}, ${LANE_NAMES[lane]} lane`;
+const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const signed = (n) => (n > 0 ? `+${n}` : `−${-n}`);
 
 // Everything drawn on the board, for its "?" and the "How to play" page.
@@ -53,12 +56,52 @@ export function describeAction(action, before) {
   }
 }
 
-function lastRoundText(event) {
+// The move in the past tense, without its subject: a replay says who ("you", "the
+// optimal line") in front of it.
+export function describeMove(action, before) {
+  const pool = before?.pool || [];
+  switch (action.type) {
+    case "gear": return `shifted to gear ${action.gear}`;
+    case "roll": return "rolled the dice";
+    case "reroll": return "rerolled the unused dice";
+    case "place": return `placed the ${pool[action.die] ?? "die"} on ${fieldName(action.row, action.lane)}`;
+    case "reserve": return `reserved the ${pool[action.die] ?? "die"}`;
+    case "place_reserve": return `placed the reserved ${before?.reserve ?? "die"} on ${fieldName(action.row, action.lane)}`;
+    case "modify": return `spent the reserve on route die ${action.step + 1} (${action.delta > 0 ? "up" : "down"} by ${before?.reserve ?? "its value"})`;
+    case "control": return `spent 1 control: route die ${action.step + 1} ${signed(action.delta)}`;
+    case "move": return "drove the route";
+    default: return action.type;
+  }
+}
+
+// What a move did, from the views before and after it: "loss of control: timer 6 → 5".
+export function describeOutcome(action, before, after) {
+  if (action.type !== "move" || !before || !after) return "";
+  const parts = after.last_round.map((event) => {
+    switch (event.type) {
+      case "loss_of_control": return `loss of control on ${fieldName(event.row, event.lane)}`;
+      case "gasfuss": return `Gasfuss at speed limit ${event.limit}: gear ${event.limit}`;
+      case "engine_damage": return "engine damage: gear 1";
+      case "card_advance": return after.card_b ? "card B reached, a new card drawn" : "card B reached, no card left to draw";
+      case "gear_check": return `gear check in gear ${event.gear}`;
+      case "finish": return event.perfect ? "a perfect finish" : "an unclean finish";
+      default: return event.type;
+    }
+  });
+  if (after.timer !== before.timer) parts.push(`timer ${before.timer} → ${after.timer}`);
+  if (after.control !== before.control) parts.push(`control ${before.control} → ${after.control}`);
+  return parts.join("; ");
+}
+
+// A round ends with the drive: replays step and align by round.
+export const TURN = { name: "round", ends: (action) => action.type === "move" };
+
+function lastRoundText(event, view) {
   switch (event.type) {
     case "gasfuss": return `Gasfuss on ${fieldName(event.row, event.lane)}: too fast for speed limit ${event.limit}; the car stopped and the gear dropped to ${event.limit}.`;
     case "loss_of_control": return `Loss of control on ${fieldName(event.row, event.lane)} with a ${event.value}: timer −1, the round ended there.`;
     case "engine_damage": return "Engine damage: fewer dice than the gear were placed; gear 1, no upshift this round.";
-    case "card_advance": return "The car reached card B: a new card was drawn.";
+    case "card_advance": return view.card_b ? "The car reached card B: a new card was drawn." : "The car reached card B: no card was left to draw, the finish zone lies ahead.";
     case "gear_check": return `Gear check in gear ${event.gear}: timer ${signed(event.timer)}, control ${signed(event.control)}.`;
     case "finish": return event.perfect ? "Perfect finish: timer +1." : "Finish (not perfect): timer −1.";
     default: return event.type;
@@ -93,9 +136,13 @@ function roadRows(view) {
   return [...unique.values()].sort((a, b) => b.row - a.row);
 }
 
-export function createBoard(root, { interactive, onPlay }) {
+// actor: who plays, as the board names them ("You", or in a replay "The optimal line").
+export function createBoard(root, { interactive, onPlay, actor = "You" }) {
   let view = null;
   let legal = [];
+  let notes = new Map(); // legal action -> what it costs, as the server says (its stakes)
+  let scoreNow = null; // the score if the run finished now
+  let confirming = false; // a drive that damages the engine waits for "Drive anyway"
   let selected = null; // {source: "pool", die} or {source: "reserve"}
   let gearChoice = null; // the gear action chosen this round, sent with the roll
   let busy = false;
@@ -138,25 +185,51 @@ export function createBoard(root, { interactive, onPlay }) {
     ahead[0]?.cell.focus();
   }
 
+  const notesOf = (action) => notes.get(action) || [];
+
+  // What a target field holds for the selected die, drawn in the field: it fits (+), it
+  // loses control (✗), and whether it reaches card B (gear check) or the finish.
+  function targetMark(said) {
+    const has = (kind) => said.some((n) => n.kind === kind);
+    return h("span", { class: "target-mark", "aria-hidden": "true" },
+      has("loss_of_control") ? "✗" : "+",
+      has("gear_check") ? h("small", { class: "mark-note" }, "gear check") : null,
+      has("gasfuss") ? h("small", { class: "mark-note" }, "too fast") : null,
+      has("finish") ? h("small", { class: "mark-note" }, said.find((n) => n.kind === "finish").text.startsWith("finish: a perfect") ? "perfect" : "timer −1") : null);
+  }
+
+  // The stakes of the field under the pointer or the focus, in words.
+  function showStakes(text, bad) {
+    const line = root.querySelector(".rr-stakes");
+    if (!line) return;
+    line.textContent = text;
+    line.classList.toggle("bad", bad);
+  }
+
   function fieldCell(row, field) {
     const { lane } = field;
     const routeIndex = view.route.findIndex((d) => d.row === row && d.lane === lane);
     const isCar = view.car.row === row && view.car.lane === lane;
     const target = placeActions().find((a) => a.row === row && a.lane === lane);
+    const said = target ? notesOf(target) : [];
     const kindText = field.kind === "absent" ? "no road" : field.kind === "limit" ? `speed limit ${field.limit}` : "road";
     const parts = [fieldName(row, lane), kindText];
-    if (isCar) parts.push("your car");
+    if (isCar) parts.push(actor === "You" ? "your car" : "the car");
     if (routeIndex >= 0) parts.push(`route die ${routeIndex + 1} showing ${view.route[routeIndex].value}`);
     const content = [
       field.kind === "limit" ? h("span", { class: "limit-sign", "aria-hidden": "true" }, field.limit) : null,
       isCar ? carIcon() : null,
       routeIndex >= 0 ? h("span", { class: "route-die", "aria-hidden": "true" }, dieFace(view.route[routeIndex].value, view.route[routeIndex].source === "reserve" ? "reserve" : "white"), h("span", { class: "step" }, routeIndex + 1)) : null,
-      target ? h("span", { class: "target-mark", "aria-hidden": "true" }, "+") : null,
+      target ? targetMark(said) : null,
     ];
-    const cls = `cell ${field.kind}${isCar ? " has-car" : ""}${routeIndex >= 0 ? " on-route" : ""}${target ? " target" : ""}`;
+    const misfit = said.some((n) => n.kind === "loss_of_control");
+    const cls = `cell ${field.kind}${isCar ? " has-car" : ""}${routeIndex >= 0 ? " on-route" : ""}${target ? " target" : ""}${misfit ? " misfit" : ""}`;
     if (target && interactive) {
-      return h("button", { type: "button", class: cls, "aria-label": `Place the selected die on ${parts.join(", ")}`, "data-focus-key": `field:${row}:${lane}`,
-        "data-row": row, "data-lane": lane, onclick: () => act(target), onkeydown: moveBetweenTargets }, content);
+      const words = said.map((n) => n.text).join("; ");
+      const show = () => showStakes(`${cap(fieldName(row, lane))}: ${words}.`, misfit);
+      return h("button", { type: "button", class: cls, "aria-label": `Place the selected die on ${parts.join(", ")}: ${words}`, "data-focus-key": `field:${row}:${lane}`,
+        "data-row": row, "data-lane": lane, "data-stakes": said.map((n) => n.kind).join(" "),
+        onclick: () => act(target), onkeydown: moveBetweenTargets, onfocus: show, onmouseenter: show }, content);
     }
     return h("div", { class: cls, role: "img", "aria-label": parts.join(", ") }, content);
   }
@@ -175,7 +248,7 @@ export function createBoard(root, { interactive, onPlay }) {
     }
     grid.append(h("div", { class: "row-label", "aria-hidden": "true" }),
       ...LANES.map((lane) => h("div", { class: "lane-label" }, h("b", {}, lane), h("small", {}, LANE_DICE[lane]))));
-    return h("div", { class: "road-wrap" }, grid,
+    return h("div", { class: "road-wrap" }, legendBox(legend()), grid,
       h("p", { class: "muted small" }, `${view.cards_remaining} ${view.cards_remaining === 1 ? "card" : "cards"} still in the deck. A die drives the left lane with 1–2, the middle with 3–4, the right with 5–6.`),
       h("ul", { class: "legend small", "aria-hidden": "true" },
         h("li", {}, h("span", { class: "limit-sign inline" }, "2"), " speed limit"),
@@ -184,9 +257,15 @@ export function createBoard(root, { interactive, onPlay }) {
   }
 
   function dials() {
-    return h("div", { class: "dials rr-dials" }, legendBox(legend()),
+    return h("div", { class: "dials rr-dials" },
       dial("Timer", view.timer, "timer"), dial("Control", view.control, "control"), dial("Gear", view.gear, "gear", view.no_upshift ? "no upshift" : null),
-      roundDial());
+      roundDial(), scoreDial());
+  }
+
+  // The score if the race finished now (2 × timer + control), as the server counts it.
+  function scoreDial() {
+    if (view.over || scoreNow === null) return null;
+    return h("div", { class: "stat score-now" }, h("span", {}, "Score now"), h("b", {}, scoreNow), h("span", {}, "if you finished"));
   }
 
   // Once the race is over there is no next round: the dial counts the rounds it took.
@@ -211,11 +290,12 @@ export function createBoard(root, { interactive, onPlay }) {
     return h("div", { class: "panel" },
       h("h2", {}, `Round ${view.round}: choose the gear, then roll`),
       h("p", { class: "muted" }, `Gear ${view.gear} now${gearChoice ? `, gear ${gear} chosen` : ""}. One step is free; each further step costs 1 control. The gear also sets how many dice the route takes.`),
+      view.reserve !== null ? reserveSlot() : null,
       interactive ? [
         h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) => {
           const pressed = gearChoice === a;
           return h("button", { type: "button", "aria-pressed": String(pressed), "data-focus-key": `gear:${a.gear}`, onclick: () => chooseGear(a) },
-            pressed ? `✓ Gear ${a.gear}` : `Shift to gear ${a.gear}`);
+            pressed ? `✓ Gear ${a.gear}` : `Shift to gear ${a.gear}`, notesOf(a).length ? h("small", {}, ` (${notesOf(a)[0].text})`) : null);
         })),
         h("div", { class: "actions" }, h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "roll", disabled: !roll,
           onclick: () => (gearChoice ? act(gearChoice, roll) : act(roll)) }, `Roll the dice in gear ${gear}`)),
@@ -246,25 +326,29 @@ export function createBoard(root, { interactive, onPlay }) {
     const reserve = selected.source === "pool" ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
     const count = placeActions().length;
     return h("div", { class: "actions" },
-      h("p", { class: "hint" }, count ? `Choose a field marked + on the road (${count} ${count === 1 ? "choice" : "choices"}; the arrow keys move between them).` : "This die cannot go on the route now."),
+      h("p", { class: "hint" }, count ? `Choose a field marked + on the road (${count} ${count === 1 ? "choice" : "choices"}; the arrow keys move between them). ✗: the die does not fit that lane, a loss of control.` : "This die cannot go on the route now."),
+      count ? h("p", { class: "rr-stakes", "aria-live": "polite" }, "Point at a field to see what placing the die there does.") : null,
       reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null);
   }
 
   function routeList() {
     if (!view.route.length) return h("p", { class: "muted" }, `Route: empty. The gear asks for ${view.dice_to_place} ${view.dice_to_place === 1 ? "die" : "dice"}.`);
-    const adjust = (type, step, delta, text, aria) => {
+    // Each button says what it spends: control (1 point) or the reserve die.
+    const adjust = (type, step, delta, text) => {
       const action = legal.find((a) => a.type === type && a.step === step && a.delta === delta);
-      return action && interactive ? h("button", { type: "button", class: "small-button", "aria-label": aria, "data-focus-key": `${type}:${step}:${delta}`, onclick: () => act(action) }, text) : null;
+      const spends = notesOf(action || {}).map((n) => n.text).join("; ");
+      return action && interactive ? h("button", { type: "button", class: `small-button spend-${type}`, title: spends, "data-focus-key": `${type}:${step}:${delta}`, onclick: () => act(action) },
+        text, h("span", { class: "sr-only" }, ` on route die ${step + 1}: ${spends}`)) : null;
     };
     return h("div", {},
       h("h3", {}, "Planned route"),
       h("ul", { class: "route-list" }, view.route.map((d, step) => h("li", {},
         h("span", {}, `Die ${step + 1}: ${LANE_NAMES[d.lane]} lane, row ${d.row + 1}, showing `, h("b", {}, d.value), d.source === "reserve" ? " (the reserve)" : ""),
         h("span", { class: "adjusters" },
-          adjust("control", step, -1, "−1", `Spend 1 control: route die ${step + 1} minus 1`),
-          adjust("control", step, 1, "+1", `Spend 1 control: route die ${step + 1} plus 1`),
-          adjust("modify", step, -1, `−${view.reserve}`, `Spend the reserve: route die ${step + 1} minus ${view.reserve}`),
-          adjust("modify", step, 1, `+${view.reserve}`, `Spend the reserve: route die ${step + 1} plus ${view.reserve}`))))),
+          adjust("control", step, -1, "Control −1"),
+          adjust("control", step, 1, "Control +1"),
+          adjust("modify", step, -1, `Reserve −${view.reserve}`),
+          adjust("modify", step, 1, `Reserve +${view.reserve}`))))),
       view.dice_to_place > 0 ? h("p", { class: "muted" }, `${view.dice_to_place} more ${view.dice_to_place === 1 ? "die is" : "dice are"} expected by the gear; driving with fewer damages the engine.`) : null);
   }
 
@@ -275,18 +359,40 @@ export function createBoard(root, { interactive, onPlay }) {
         h("div", { class: "pool", role: "group", "aria-label": "White dice" }, h("span", { class: "tray-label" }, "Dice"),
           view.pool.length ? view.pool.map(poolDie) : h("span", { class: "empty-slot" }, "none left")),
         reserveSlot()),
-      selectedHelp());
+      selectedHelp(),
+      driveControls());
+  }
+
+  // Reroll and Drive, with what driving now would do (as the engine resolves it).
+  function driveControls() {
+    const reroll = legal.find((a) => a.type === "reroll");
+    const move = legal.find((a) => a.type === "move");
+    const drive = move ? notesOf(move) : [];
+    const damaging = drive.some((n) => n.kind === "engine_damage");
+    return [
+      drive.length ? h("div", { class: "drive-stakes" }, h("h3", {}, "If you drive now"),
+        h("ul", { class: "log" }, drive.map((n) => h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`)))) : null,
+      interactive && confirming && damaging ? h("div", { class: "confirm", role: "group", "aria-label": "Drive with a short route?" },
+        h("p", {}, view.route.length ? `Drive with ${view.route.length} of ${view.gear} dice? The engine is damaged: gear 1, no upshift next round.` : "Drive without placing a die? The engine is damaged: gear 1, no upshift next round."),
+        h("button", { type: "button", class: "primary", "data-focus-key": "move-confirm", onclick: () => act(move) }, "Drive anyway"),
+        h("button", { type: "button", "data-focus-key": "move-cancel", onclick: () => { confirming = false; draw(); restoreFocus(root, "move"); } }, "Keep placing")) : null,
+      interactive ? h("div", { class: "actions step-actions" },
+        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
+        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move,
+          onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route")) : null,
+    ];
   }
 
   function routePanel() {
     if (view.over || view.phase !== "dice") return null;
-    const reroll = legal.find((a) => a.type === "reroll");
-    const move = legal.find((a) => a.type === "move");
-    return h("div", { class: "panel rr-route" },
-      routeList(),
-      interactive ? h("div", { class: "actions" },
-        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
-        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move, onclick: () => act(move) }, "Drive the route")) : null);
+    return h("div", { class: "panel rr-route" }, routeList());
+  }
+
+  // "Drive" asks first when the route is empty or shorter than the gear.
+  function askBeforeDriving() {
+    confirming = true;
+    draw();
+    restoreFocus(root, "move-confirm");
   }
 
   function overPanel() {
@@ -299,7 +405,7 @@ export function createBoard(root, { interactive, onPlay }) {
   function lastRound() {
     if (!view.last_round?.length) return null;
     return h("div", { class: "panel rr-last" }, h("h3", {}, "Last round"),
-      h("ul", { class: "log" }, view.last_round.map((e) => h("li", {}, lastRoundText(e)))));
+      h("ul", { class: "log" }, view.last_round.map((e) => h("li", {}, lastRoundText(e, view)))));
   }
 
   function controls() {
@@ -308,40 +414,48 @@ export function createBoard(root, { interactive, onPlay }) {
   }
 
   // On a narrow screen the tray stays at the bottom of the screen while the road scrolls by.
+  // The dials, the dice and the buttons of the step form one deck: on a phone it stays at
+  // the bottom of the screen while the road scrolls by above it.
   function draw() {
     clear(root, h("div", { class: "rr-board" },
-      dials(),
       h("div", { class: "rr-road" }, road()),
-      h("div", { class: "rr-tray" }, controls()),
+      h("div", { class: "rr-tray" }, dials(), controls()),
       routePanel(),
       lastRound()));
-    followCar();
+    keepInSight();
   }
 
-  // When the player's car has moved, scroll as little as keeps it on screen: clear of the
-  // tray where the tray stays at the bottom, and low enough to show some road ahead. Never
-  // on the first drawing, so the page does not jump on load, and never in a replay, whose
-  // reader may be looking elsewhere on the page.
-  function followCar() {
+  // Keep the car and the fields it can reach on screen, clear of the deck where the deck
+  // stays at the bottom, scrolling as little as that takes. On a wide screen only once the
+  // car has moved, so the page does not jump on load; never in a replay, whose reader may
+  // be looking elsewhere on the page.
+  function keepInSight() {
     const position = `${view.car.row}:${view.car.lane}`; // rows count from the start of the race
     const moved = carShownAt !== null && position !== carShownAt;
     carShownAt = position;
     const car = root.querySelector(".has-car");
-    if (!interactive || !moved || !car) return;
+    if (!interactive || !car) return;
     const tray = root.querySelector(".rr-tray");
-    const covered = getComputedStyle(tray).position === "sticky" ? tray.offsetHeight : 0;
-    car.style.scrollMarginBottom = `${covered + 8}px`;
-    car.style.scrollMarginTop = `${Math.round(window.innerHeight / 4)}px`;
-    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    car.scrollIntoView({ block: "nearest", behavior: smooth ? "smooth" : "auto" });
+    const docked = getComputedStyle(tray).position === "sticky";
+    if (!docked && !moved) return;
+    const boxes = [car, ...root.querySelectorAll(".cell.target")].map((cell) => cell.getBoundingClientRect());
+    const top = Math.min(...boxes.map((box) => box.top));
+    const bottom = Math.max(...boxes.map((box) => box.bottom));
+    const floor = (docked ? window.innerHeight - tray.offsetHeight : window.innerHeight) - 8;
+    const shift = bottom > floor ? bottom - floor : top < 8 ? top - 8 : 0;
+    const smooth = moved && !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (shift) window.scrollBy({ top: shift, behavior: smooth ? "smooth" : "auto" });
   }
 
   return {
     show(state) {
       view = state.view;
       legal = state.legal_actions;
+      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes[i] || []]));
+      scoreNow = state.stakes?.score_now ?? null;
       selected = null;
       gearChoice = null;
+      confirming = false;
       draw();
     },
     setBusy(value) {

@@ -1,0 +1,81 @@
+"""The stakes served with the legal actions say exactly what the engine will do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from puzzles import GAMES
+from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
+from puzzles.playout import random_playout, seeded_chooser
+from puzzles.rallye_raser_track import card_index, lane_fits
+from puzzles.stakes import stakes
+
+SEEDS = [f"stakes-{n}" for n in range(12)]
+
+
+def positions(game_name: str, seed: str) -> list[tuple[Any, list[Any], list[list[Any]]]]:
+    """Every position of a random run: its state, legal actions and their notes."""
+    engine = GAMES[game_name]
+    _, actions = random_playout(engine, seed, seeded_chooser(seed, "stakes"))
+    state = engine.new_game(seed)
+    found = []
+    for action in actions:
+        legal = engine.legal_actions(state)
+        found.append((state, legal, stakes(engine, state, legal)["notes"]))
+        state = engine.apply(state, action)
+    return found
+
+
+def kinds(notes: list[dict[str, str]]) -> set[str]:
+    return {note["kind"] for note in notes}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rallye_raser_warns_exactly_when_the_engine_loses_control_damages_or_checks(seed: str):
+    engine = GAMES["rallye-raser"]
+    seen: set[str] = set()
+    for state, legal, notes in positions("rallye-raser", seed):
+        assert len(notes) == len(legal)
+        for action, said in zip(legal, notes, strict=True):
+            seen |= kinds(said)
+            if action["type"] in ("place", "place_reserve"):
+                value = state["pool"][action["die"]] if "die" in action else state["reserve"]
+                fits = lane_fits(action["lane"], value)
+                assert ("loss_of_control" in kinds(said)) == (not fits)
+                on_b = card_index(state["card_starts"], action["row"]) == state["card_a"] + 1
+                assert ("gear_check" in kinds(said)) == (
+                    on_b and action["row"] < state["card_starts"][-1]
+                )
+            if action["type"] == "move":
+                events = {e["type"] for e in engine.apply(state, action)["last_round"]}
+                for kind in ("loss_of_control", "engine_damage", "gear_check", "gasfuss", "finish"):
+                    assert (kind in kinds(said)) == (kind in events)
+    assert {"loss_of_control", "fits"} <= seen
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_crazy_rally_says_the_speed_and_body_a_turns_cards_cost(seed: str):
+    engine = GAMES["crazy-rally"]
+    for state, legal, notes in positions("crazy-rally", seed):
+        for action, said in zip(legal, notes, strict=True):
+            if action["type"] != "drive":
+                continue
+            after = engine.apply(state, action)["last"]
+            card = ADJUSTMENTS[action["card"]]
+            assert (
+                ("purple" in kinds(said))
+                == (card.colour == "purple")
+                == bool(after["purple_damage"])
+            )
+            assert ("clamp" in kinds(said)) == bool(after["clamps"])
+            assert ("event" in kinds(said)) == (action["event"] in EVENTS)
+            speed = next(n["text"] for n in said if n["kind"] == "speed")
+            assert speed.startswith(f"speed {state['speed']} → ")
+
+
+def test_the_score_now_is_what_a_finish_now_would_score():
+    for state, _legal, _notes in positions("rallye-raser", SEEDS[0]):
+        engine = GAMES["rallye-raser"]
+        assert stakes(engine, state, [])["score_now"] == 2 * state["timer"] + state["control"]

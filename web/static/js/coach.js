@@ -1,0 +1,172 @@
+// The result page's coaching: the run beside par (the expert's own run, played without
+// foresight) and the optimum, the par line, and the run's graded decisions: the costliest
+// ones, each with the board the player saw, what was chosen and what the expert would
+// have chosen, and the gap to the optimum split into decision loss and luck. An analysis
+// costs the server seconds of work, so it is computed when a reader asks for it (the
+// button), once per run. It shows only what the run's viewer may see of its moves; the
+// par line opens when the optimal line does.
+import { api, puzzleApi } from "./api.js";
+import { clear, countDownTo, h, lineHidden } from "./ui.js";
+import { createReplay } from "./replay.js";
+
+const page = document.getElementById("result");
+const root = document.getElementById("coach");
+// How many decisions the page shows, the costliest first.
+const SHOWN_DECISIONS = 3;
+// How often, and how many times, a pending analysis is asked for again.
+const POLL_MS = 2000;
+const POLL_TIMES = 90;
+
+const wait = (ms) => new Promise((done) => { setTimeout(done, ms); });
+const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
+const round1 = (x) => (Math.round(x * 10) / 10).toFixed(1);
+
+// What a tie-break lost counts: Rallye Raser's tie-break is minus the rounds, so losing
+// it is taking more rounds; Crazy Rally's is the final speed.
+const TIEBREAK_UNITS = { "rallye-raser": "rounds", "crazy-rally": "speed" };
+
+// "1.2 ± 0.4 points, 0.8 ± 0.5 rounds" (the tie-break part only when it is not zero).
+function amount(game, pair) {
+  const unit = TIEBREAK_UNITS[game] || "tie-break";
+  const parts = [`${round1(pair.points)} ± ${round1(pair.points_error)} points`];
+  if (Math.abs(pair.tiebreak) >= 0.05 || pair.tiebreak_error >= 0.05) parts.push(`${round1(pair.tiebreak)} ± ${round1(pair.tiebreak_error)} ${unit}`);
+  return parts.join(", ");
+}
+
+// Costliest first: points, then the tie-break.
+const costlier = (a, b) => (b.loss.points - a.loss.points) || (b.loss.tiebreak - a.loss.tiebreak);
+const costs = (decision) => decision.loss.points > 0 || decision.loss.tiebreak > 0;
+
+function showPar(run, boards) {
+  const { puzzle } = run;
+  const known = Number.isInteger(puzzle.par);
+  document.getElementById("par-score").textContent = known ? puzzle.par : "–";
+  document.getElementById("par-tiebreak").textContent = known
+    ? boards.tiebreakText(puzzle.par_tiebreak)
+    : "not computed yet";
+}
+
+async function showParLine(run, boards) {
+  const box = document.getElementById("replay-par");
+  if (lineHidden(run.puzzle)) {
+    const note = h("p", { class: "muted" });
+    countDownTo(note, run.puzzle.line_opens_at, (when) => (when
+      ? `The par line opens with the optimal line, at ${when}.`
+      : "The par line is open now: reload the page to see it."));
+    clear(box, note);
+    return;
+  }
+  try {
+    const line = await puzzleApi(puzzleRef(run)).par();
+    if (!line.actions) {
+      clear(box, h("p", { class: "muted" }, "The par of this puzzle is still being computed; come back in a moment."));
+      return;
+    }
+    await createReplay(box, { play: puzzleApi(puzzleRef(run)).play, actions: line.actions, boards, label: "Par line" });
+  } catch (error) {
+    clear(box, h("p", { class: "muted" }, `The par line could not be loaded. ${error.message}`));
+  }
+}
+
+// Asks until the analysis is stored: while it is computed, and while the analyses
+// waiting are over their caps (503 for everyone, 429 for this player), as told.
+async function analysisOf(run, status) {
+  for (let asked = 0; asked < POLL_TIMES; asked += 1) {
+    try {
+      const answer = await api.analysis(run.id);
+      if (answer.status !== "pending") return answer;
+      status.textContent = "The expert is grading each decision of this run…";
+      await wait(POLL_MS);
+    } catch (error) {
+      if (error.status !== 429 && error.status !== 503) throw error;
+      const seconds = Number(error.body?.retry_after) || POLL_MS / 1000;
+      status.textContent = `Many analyses are waiting: asking again in ${seconds} seconds…`;
+      await wait(seconds * 1000);
+    }
+  }
+  return null;
+}
+
+// The board the player saw before the decision, drawn as the replay draws it.
+async function decisionCard(run, boards, decision) {
+  const seen = await api.runStep(run.id, decision.index);
+  const boardRoot = h("div", { class: "board replay", "aria-label": `Board before move ${decision.index + 1}` });
+  boards.createBoard(boardRoot, { interactive: false }).show(seen);
+  return h("li", { class: "decision" },
+    h("h4", {}, `Move ${decision.index + 1}`),
+    h("dl", { class: "decision-facts" },
+      h("dt", {}, "Chosen"), h("dd", {}, boards.describeAction(decision.action, seen.view)),
+      h("dt", {}, "The expert"), h("dd", {}, boards.describeAction(decision.expert, seen.view)),
+      h("dt", {}, "Expected loss"), h("dd", {}, amount(run.game, decision.loss))),
+    boardRoot);
+}
+
+// The gap is exact (the run against the proven optimum); its parts are estimates.
+function gapText(game, gap) {
+  const unit = TIEBREAK_UNITS[game] || "tie-break";
+  const tiebreak = gap.tiebreak ? `, ${gap.tiebreak} ${unit}` : "";
+  return `${gap.points} ${gap.points === 1 ? "point" : "points"}${tiebreak}`;
+}
+
+function splitText(run, analysis) {
+  const lucky = analysis.luck.points < 0 || (analysis.luck.points === 0 && analysis.luck.tiebreak < 0);
+  return [
+    h("p", {}, `Gap to the optimum: ${gapText(run.game, analysis.gap)}, of which`),
+    h("ul", { class: "split" },
+      h("li", {}, h("b", {}, "Lost by decisions: "), amount(run.game, analysis.decision_loss)),
+      h("li", {}, h("b", {}, "Luck (the dice and the draw): "), amount(run.game, analysis.luck),
+        lucky ? " (below zero: the luck was on this run's side)" : "")),
+  ];
+}
+
+async function showAnalysis(run, boards) {
+  const box = document.getElementById("analysis");
+  if (run.actions === null) {
+    const note = h("p", { class: "muted" });
+    countDownTo(note, run.puzzle.line_opens_at, (when) => (when
+      ? `This run's graded decisions open with its moves, at ${when}.`
+      : "This run's graded decisions are open now: reload the page to see them."));
+    clear(box, note);
+    return;
+  }
+  const status = h("p", { class: "muted", role: "status" });
+  const ask = h("button", { type: "button", class: "primary", id: "grade" }, "Grade the decisions");
+  clear(box, h("p", {}, "The expert replays this run and estimates what each decision cost, from what the player saw at that moment (it takes a few seconds)."), ask, status);
+  await new Promise((clicked) => ask.addEventListener("click", clicked, { once: true }));
+  ask.disabled = true;
+  status.textContent = "Asking the expert…";
+  try {
+    const answer = await analysisOf(run, status);
+    if (!answer) {
+      status.textContent = "The analysis is taking longer than usual; reload the page later.";
+      return;
+    }
+    if (answer.status === "failed") {
+      status.textContent = `This run could not be analysed (${answer.error}).`;
+      return;
+    }
+    const { analysis } = answer;
+    const costly = analysis.decisions.filter(costs).sort(costlier).slice(0, SHOWN_DECISIONS);
+    const cards = await Promise.all(costly.map((decision) => decisionCard(run, boards, decision)));
+    clear(box, ...splitText(run, analysis),
+      h("h3", {}, costly.length ? "The costliest decisions" : "No decision cost anything: each matched the expert's."),
+      costly.length ? h("ol", { class: "decisions" }, cards) : null,
+      h("p", { class: "muted small" },
+        `${analysis.decisions.length} decisions graded on ${analysis.samples} sampled futures each, from what the player saw; ± is a 95% interval.`));
+  } catch (error) {
+    status.textContent = `The analysis could not be shown. ${error.message}`;
+  }
+}
+
+async function start() {
+  try {
+    const run = await api.run(page.dataset.run);
+    const boards = await import(`./boards/${run.game}.js`);
+    showPar(run, boards);
+    await Promise.all([showAnalysis(run, boards), showParLine(run, boards)]);
+  } catch {
+    root.hidden = true; // result.js says why the run cannot be shown
+  }
+}
+
+start();
