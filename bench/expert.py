@@ -172,7 +172,9 @@ def main() -> None:
     args = parser.parse_args()
     seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
     if args.from_log:
-        report_strength(args.game[0], [json.loads(line) for line in args.from_log])
+        # A sweep stopped by a signal ends its log with a traceback: only JSON lines count.
+        lines = [line for line in args.from_log if line.startswith("{")]
+        report_strength(args.game[0], [json.loads(line) for line in lines])
         return
     context = multiprocessing.get_context("spawn")
     for game_name in args.game or ("crazy-rally", "rallye-raser"):
