@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import markdown
-from flask import Blueprint, abort, current_app, render_template
+from flask import Blueprint, Response, abort, current_app, render_template
 from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
-from service import api_docs, daily, how_to_play
+from service import api_docs, daily, how_to_play, previews
 from service.api.common import api
+from service.api.share import share_facts, share_json
+from service.store import RunRecord
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 WEB = PROJECT_ROOT / "web"
@@ -103,18 +105,55 @@ def practice_daily(day: str, game: str) -> str:
 RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
+def stored_run(run_id: str) -> RunRecord:
+    """A stored run; any other id is a page that does not exist."""
+    store = current_app.extensions["rally"].store
+    found = store.get_run(run_id) if RUN_ID.fullmatch(run_id) else None
+    if found is None:
+        abort(404)
+    return found
+
+
 @blueprint.get("/runs/<run_id>")
 def run(run_id: str) -> str:
-    """A stored run's result page; any other id is a page that does not exist."""
-    store = current_app.extensions["rally"].store
-    if not RUN_ID.fullmatch(run_id) or store.get_run(run_id) is None:
-        abort(404)
-    return render_template("run.html", run_id=run_id)
+    """A stored run's result page, with its share's link-preview tags (share_meta.html)."""
+    found = stored_run(run_id)
+    share = share_json(run_id, share_facts(found, found.puzzle_id))
+    return render_template("run.html", run_id=run_id, share=share)
+
+
+# A run's preview can change once (its daily solved): shared caches keep it a while only.
+PREVIEW_MAX_AGE = 600
+
+
+@blueprint.get("/runs/<run_id>/preview.png")
+def run_preview(run_id: str) -> Response:
+    """The preview image of the run's share (service.previews), cached in the instance folder."""
+    found = stored_run(run_id)
+    folder = current_app.extensions["rally"].config.instance_path / "previews"
+    image = previews.preview(folder, run_id, share_facts(found, found.puzzle_id))
+    response = Response(image, mimetype="image/png")
+    response.cache_control.public = True
+    response.cache_control.max_age = PREVIEW_MAX_AGE
+    return response
 
 
 @blueprint.get("/archive")
 def archive() -> str:
     return render_template("archive.html")
+
+
+@blueprint.get("/me")
+def me() -> str:
+    """The player's stats and history, and the link that carries them to another browser."""
+    return render_template("me.html")
+
+
+@blueprint.get("/transfer")
+def transfer() -> str:
+    """Where a transfer link leads: its token is in the fragment, which the page's module
+    redeems once the player confirms (a link preview opening it spends nothing)."""
+    return render_template("transfer.html")
 
 
 @blueprint.get("/practice")

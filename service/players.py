@@ -91,6 +91,12 @@ def player_id_for_write() -> str:
     return g.new_player_id
 
 
+def hand_over(player_id: str) -> None:
+    """Make this request's answer, if successful, set the caller's cookie to player_id (a
+    transfer link redeemed: service.transfers)."""
+    g.new_player_id = player_id
+
+
 def _refused(char: str) -> bool:
     return unicodedata.category(char) in _REFUSED_CATEGORIES or char in _INVISIBLE
 
@@ -128,7 +134,7 @@ def clean_display_name(raw: str | None) -> str | None:
 
 def _send_new_player_cookie(response: Response) -> Response:
     new_id = g.pop("new_player_id", None)
-    # A refused write (4xx) created no player, so it hands out no id either.
+    # A refused write (4xx) created no player and redeemed no link: it hands out no id.
     if new_id is not None and response.status_code < 400:
         response.set_cookie(
             COOKIE_NAME,

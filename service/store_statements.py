@@ -6,7 +6,8 @@ insert that cost more CPU than replaying the run. Statements built once with
 `bindparam` placeholders are compiled once and then only executed.
 
 The statements that every append and every run take (read the attempt, update
-it, add its actions; record or rename the player, insert the run) go further: compiled
+it, add its actions; record or rename the player, insert the run), and the read of a
+player's official runs, whose rows are many, go further: compiled
 once for the database's dialect, they run straight on the driver's cursor,
 inside SQLAlchemy's transaction, with SQLAlchemy's own conversion of each
 parameter and column value and of the driver's errors. Its execution path
@@ -45,6 +46,7 @@ from service.models import (
     AttemptBatch,
     Player,
     PlayerCount,
+    Puzzle,
     Run,
     ScoreCount,
 )
@@ -109,6 +111,23 @@ class DriverStatement:
             for key, reader, value in zip(self.columns, self.readers, row, strict=True)
         }
 
+    def all(self, connection: Connection, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row, as a tuple in the order of the statement's columns."""
+        parameters = self._parameters(values)
+        with self._cursor(connection, parameters) as cursor:
+            cursor.execute(self.sql, parameters)
+            rows = cursor.fetchall()
+        # Only the columns that need it are converted (on SQLite, a date): a conversion
+        # per value cost as much as the query at a thousand rows.
+        converted = [(index, reader) for index, reader in enumerate(self.readers) if reader]
+        if not converted:
+            return [tuple(row) for row in rows]
+        changed = [list(row) for row in rows]
+        for row in changed:
+            for index, reader in converted:
+                row[index] = reader(row[index])
+        return [tuple(row) for row in changed]
+
     def run(self, connection: Connection, values: Mapping[str, Any]) -> int:
         """Execute once; the number of rows it changed."""
         parameters = self._parameters(values)
@@ -134,6 +153,8 @@ class Statements:
     add_batch: DriverStatement  # attempt_id, position (of its first action), actions
     batches_of: Executable  # attempt_id: every batch's actions, in order
     attempt_run: Executable  # attempt_id, new_run_id
+    # player_id: their official runs with their dailies, newest day first (Store.official_runs)
+    official_runs_of: DriverStatement
 
 
 def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statements:
@@ -243,4 +264,19 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
         attempt_run=update(Attempt)
         .where(Attempt.id == bindparam("attempt_id"))
         .values(run_id=bindparam("new_run_id")),
+        official_runs_of=DriverStatement(
+            select(
+                Run.id,
+                Puzzle.daily_date,
+                Puzzle.game,
+                Puzzle.number,
+                Run.score,
+                Run.tiebreak,
+                Puzzle.optimum,
+            )
+            .join(Puzzle, Puzzle.id == Run.puzzle_id)
+            .where(Run.player_id == bindparam("player_id"), Run.official)
+            .order_by(Puzzle.daily_date.desc(), Puzzle.game),
+            dialect,
+        ),
     )

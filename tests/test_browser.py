@@ -388,8 +388,11 @@ def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
     page.locator("#share").click()
     expect(page.locator("#share-status")).to_contain_text("Copied")
     shared = page.evaluate("navigator.clipboard.readText()")
-    assert f"{GAMES[game].title} #{puzzle.number}" in shared
-    assert f"{puzzle.optimum} points, optimum {puzzle.optimum}" in shared
+    title, result, _strip, _link = shared.split("\n")
+    assert title == f"Rally Daily · {GAMES[game].title} #{puzzle.number}"
+    rounds = f" in {-puzzle.tiebreak} rounds" if game == "rallye-raser" else ""
+    assert result == f"{puzzle.optimum} points{rounds} · optimum {puzzle.optimum}{rounds}"
+    assert puzzle.seed not in shared
 
 
 def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, run_id: str) -> None:
@@ -1194,3 +1197,102 @@ def test_practice_opens_any_valid_seed_and_explains_an_invalid_one(open_page: Op
     expect(page).to_have_url(re.compile(f"/play/rallye-raser/{seed}$"))
     wait_until_idle(page)
     expect(page.locator("#puzzle-label")).to_have_text(f"Practice · seed {seed}")
+
+
+# The player's history: the stats page, transfer links, a shared run's preview and share box.
+
+HISTORY_GAME = "crazy-rally"
+HISTORY_SEED = "history-browser"
+
+
+def site_path(url: str) -> str:
+    """The path (and fragment) of an absolute URL of the site."""
+    return "/" + url.split("/", 3)[3]
+
+
+def practise(page: Page, name: str) -> None:
+    """A practice run sent from the page's browser, which gives it a player named name."""
+    answer = page.request.post(
+        f"/api/v1/puzzles/{HISTORY_GAME}/{HISTORY_SEED}/runs",
+        data={"actions": practice_run(HISTORY_GAME, HISTORY_SEED), "name": name},
+    )
+    assert answer.status == 201, answer.text()
+
+
+def transfer_url(page: Page) -> str:
+    page.get_by_role("button", name="Make a transfer link").click()
+    field = page.get_by_label("Open this link in the other browser")
+    expect(field).to_have_value(re.compile(r"/transfer#[A-Za-z0-9_-]{40,}$"))
+    # The link names the site's public address; the test's site listens elsewhere.
+    return site_path(field.input_value())
+
+
+def test_a_transfer_link_carries_the_player_to_another_browser_once(
+    open_page: OpenPage, watch: PageWatch
+):
+    first = open_page("/me")
+    practise(first, "Ada")
+    url = transfer_url(first)
+    second = open_page(url, 390)
+    practise(second, "Someone else")
+    second.get_by_role("button", name="Play as this player here").click()
+    expect(second.locator("#redeemed")).to_contain_text("this browser now plays as Ada")
+    assert player_cookie(second) == player_cookie(first)
+    assert "#" not in second.url
+    screenshot(second, "transfer-redeemed-390")
+    third = open_page(url)
+    third.get_by_role("button", name="Play as this player here").click()
+    expect(third.locator("#messages")).to_contain_text("used already or has expired")
+    assert player_cookie(third) is None
+    watch.expected("404")  # the spent link's answer
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_stats_page_fits_the_screen(width: int, open_page: OpenPage):
+    page = open_page("/me", width)
+    practise(page, "Ada")
+    page.reload()
+    expect(page.locator(".game-stats")).to_have_count(2)
+    transfer_url(page)
+    page.wait_for_load_state("networkidle")
+    assert page_weight(page) < PAGE_BUDGET_BYTES
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    screenshot(page, f"me-{width}")
+
+
+def meta(page: Page, key: str) -> str | None:
+    return page.locator(f'meta[property="{key}"], meta[name="{key}"]').get_attribute("content")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_shared_run_previews_with_its_strip_and_its_share_box_fits(
+    width: int, open_page: OpenPage
+):
+    page = open_page("/me", width)
+    answer = page.request.post(
+        f"/api/v1/puzzles/{HISTORY_GAME}/{HISTORY_SEED}/runs",
+        data={"actions": practice_run(HISTORY_GAME, HISTORY_SEED)},
+    )
+    run = answer.json()
+    page.goto(f"/runs/{run['id']}")
+    share = page.request.get(f"/api/v1/runs/{run['id']}/share").json()
+    assert meta(page, "og:title") == meta(page, "twitter:title") == share["title"]
+    assert "practice" in share["title"]
+    assert meta(page, "og:description") == f"{share['result']} {share['strip']}"
+    assert meta(page, "twitter:card") == "summary_large_image"
+    image_url = meta(page, "og:image")
+    assert image_url == share["image_url"]
+    image = page.request.get(site_path(image_url))
+    assert image.headers["content-type"] == "image/png"
+    assert len(image.body()) < 100 * 1024
+    box = page.locator("#share-text")
+    expect(box).to_have_value(share["text"])
+    # Every line of the text in sight, the link whole: nothing scrolled out of the box.
+    assert box.evaluate(
+        "el => el.scrollHeight <= el.clientHeight + 1 && el.scrollWidth <= el.clientWidth"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("#share").click()
+    expect(page.locator("#share-status")).to_contain_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == share["text"]
+    screenshot(page, f"share-practice-{width}")

@@ -35,7 +35,8 @@ function plainWords(status, body, retryAfter) {
   return detail ? String(detail) : `The server refused the request (HTTP ${status}).`;
 }
 
-async function request(method, path, payload) {
+// Exported for the modules that keep their own calls (history.js).
+export async function request(method, path, payload) {
   const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
   if (payload !== undefined) {
     init.headers["Content-Type"] = "application/json";

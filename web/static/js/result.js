@@ -10,6 +10,7 @@ import { offerName } from "./name-form.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { compareLines } from "./compare.js";
 import { createReplay } from "./replay.js";
+import { showShare } from "./share.js";
 import { tiebreakHeading, tiebreakRule } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
@@ -41,36 +42,6 @@ function puzzleName(run) {
 function puzzleUrl(run) {
   const { date } = run.puzzle;
   return date && !run.seed ? dailyUrl(run.game, date) : playUrl(run.game, run.seed);
-}
-
-function shareText(run, puzzle) {
-  const what = puzzle.number ? `${puzzleName(run)} (${puzzle.date})` : puzzleName(run);
-  const score = hasScore(run) ? `${run.score} points` : "did not finish";
-  const optimum = puzzle.status === "solved" && puzzle.optimum !== null ? `, optimum ${puzzle.optimum}` : "";
-  const url = run.share_url || `${location.origin}/runs/${encodeURIComponent(run.id)}`;
-  return `Rally Daily · ${what}: ${score}${optimum}. ${url}`;
-}
-
-async function share(message) {
-  const status = document.getElementById("share-status");
-  if (navigator.share) {
-    try {
-      await navigator.share({ text: message });
-      status.textContent = "Shared.";
-      return;
-    } catch (error) {
-      if (error.name === "AbortError") return;
-    }
-  }
-  try {
-    await navigator.clipboard.writeText(message);
-    status.textContent = "Copied to the clipboard: paste it anywhere.";
-  } catch {
-    const area = document.getElementById("share-text");
-    area.focus();
-    area.select();
-    status.textContent = "Copying was not allowed here: the text is selected, press Ctrl+C (or ⌘C) to copy it.";
-  }
 }
 
 // Every score from the lowest official one up to the optimum gets a column, empty or not,
@@ -196,12 +167,7 @@ async function showRunReplay(run, boards) {
 function showAsMine(run, puzzle) {
   text("result-title", puzzleName(run));
   text("score-label", "Your score");
-  const message = shareText(run, puzzle);
-  document.getElementById("share-text").value = message;
-  document.getElementById("share-box").hidden = false;
-  const button = document.getElementById("share");
-  button.hidden = false;
-  button.addEventListener("click", () => share(message));
+  showShare(run.id).catch((error) => say(`The share text could not be made. ${error.message}`));
   offerName(document.getElementById("name-panel"));
   const again = document.getElementById("play-again");
   if (lineHidden(puzzle)) {

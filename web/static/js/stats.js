@@ -1,0 +1,47 @@
+// The player's stats from GET /api/v1/me, game by game: days played, current and best
+// streak, and how far below the optimum (and par) their official runs scored.
+import { gameTitle, h, clear } from "./ui.js";
+
+const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
+function figure(label, value) {
+  return h("div", { class: "stat-figure" }, h("b", {}, String(value)), h("span", {}, label));
+}
+
+function mean(distances) {
+  return distances.mean === null ? "–" : distances.mean.toFixed(1);
+}
+
+// Runs by distance as horizontal bars, the smallest distance (0: the optimum) first.
+function distanceBars(distances, target) {
+  if (!distances.histogram.length) return h("p", { class: "muted" }, "Not known yet for your runs.");
+  const most = Math.max(...distances.histogram.map((bin) => bin.runs));
+  return h("ol", { class: "distance-bars", "aria-label": `Your official runs by points below ${target}` },
+    distances.histogram.map((bin) => {
+      const bar = h("span", { class: "distance-fill" }, String(bin.runs));
+      bar.style.width = `${Math.max(8, Math.round((bin.runs / most) * 100))}%`;
+      const label = bin.distance === 0 ? `at ${target}` : `${bin.distance} below`;
+      return h("li", { "aria-label": `${plural(bin.runs, "run")} ${label}` },
+        h("span", { class: "distance-label" }, bin.distance === 0 ? "=" : `−${bin.distance}`), bar);
+    }));
+}
+
+// One game's stats as a panel section.
+export function gameStats(game, stats) {
+  return h("section", { class: "panel game-stats", "aria-label": `${gameTitle(game)} stats`, dataset: { game } },
+    h("h2", {}, gameTitle(game)),
+    h("div", { class: "stat-figures" },
+      figure("days played", stats.days_played),
+      figure("current streak", stats.current_streak),
+      figure("best streak", stats.best_streak),
+      figure("mean below optimum", mean(stats.to_optimum))),
+    stats.days_played
+      ? [h("h3", {}, "Points below the optimum"), distanceBars(stats.to_optimum, "the optimum")]
+      : h("p", { class: "muted" }, "No daily finished on its day yet: your streak starts with today's."),
+    stats.to_par.histogram.length ? [h("h3", {}, `Points below par (mean ${mean(stats.to_par)})`), distanceBars(stats.to_par, "par")] : null);
+}
+
+// Every game's stats (or only games) into root.
+export function showStats(root, me, games = Object.keys(me.games)) {
+  clear(root, games.map((game) => gameStats(game, me.games[game])));
+}
