@@ -35,6 +35,7 @@ import os
 import signal
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from types import FrameType, TracebackType
 from typing import Any, cast
 
@@ -314,18 +315,23 @@ def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
     return queue_solving(connection, config, store.pending_puzzles())
 
 
-def record_past_dailies(store: Store, daily_key: str) -> int:
-    """Record every daily from the first day to yesterday that is not recorded yet (under
-    any rules version), as pending; the number recorded."""
+def record_past_dailies(store: Store, config: Config) -> int:
+    """Record every daily of the archive's days (config.archive_days back from yesterday,
+    at most to the first day) that is not recorded yet (under any rules version), as
+    pending; the number recorded."""
+    today = daily.today()
+    first = daily.FIRST_DAY
+    if config.archive_days is not None:
+        first = max(first, today - timedelta(days=config.archive_days))
     recorded = store.recorded_dailies()
     missing = [
         (game, day)
-        for day in daily.days_between(daily.FIRST_DAY, daily.today())
+        for day in daily.days_between(first, today)
         for game in sorted(GAMES)
         if (game, day) not in recorded
     ]
     for game, day in missing:
-        daily.ensure_daily(store, daily_key, game, day)
+        daily.ensure_daily(store, config.daily_key, game, day)
     return len(missing)
 
 
@@ -349,7 +355,7 @@ def plan_dailies() -> int:
     ]
     failed = [puzzle for puzzle in dailies if puzzle.status == "failed"]
     retried = queue_solving(connection, config, failed, Urgency.RETRY)
-    record_past_dailies(store, config.daily_key)
+    record_past_dailies(store, config)
     return (
         retried
         + sweep_pending(store, config, connection)

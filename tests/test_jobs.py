@@ -6,6 +6,7 @@ import io
 import logging
 import os
 import signal
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -138,6 +139,17 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     assert solve_queue(connection, Urgency.BACKFILL).job_ids == job_ids_of(
         sorted(backfill, key=lambda puzzle: puzzle.id)
     )
+
+
+def test_the_archive_days_setting_bounds_the_past_dailies_recorded(
+    job_store: Store, service_env: Config
+):
+    config = replace(service_env, archive_days=3)
+    today = daily.today()
+    assert jobs.record_past_dailies(job_store, config) == 3 * len(GAMES)
+    recorded = {day for _game, day in job_store.recorded_dailies()}
+    assert recorded == {today - timedelta(days=back) for back in (1, 2, 3)}
+    assert jobs.record_past_dailies(job_store, replace(service_env, archive_days=0)) == 0
 
 
 @pytest.mark.processes
