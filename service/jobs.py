@@ -36,7 +36,7 @@ import signal
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, cast
 
 import redis
 from rq import Queue, Worker, get_current_job
@@ -61,6 +61,13 @@ from service.queue import (
     urgency_of,
 )
 from service.store import PuzzleRecord, Store
+from service.worker_upkeep import (
+    ReconnectNoticingPool,
+    noticing_connection,
+    redis_came_back,
+    release_silent_scheduler_locks,
+    retry_abandoned_job_at_once,
+)
 from solver import SolveResult, solve
 from solver.expert import analyse, par
 
@@ -352,7 +359,11 @@ class SolveWorker(Worker):
     """RQ's forking worker with its dead-worker detection scaled to RALLY_HEARTBEAT.
 
     RQ counts a job as abandoned 60 s after its last heartbeat; here it is two
-    heartbeats, so a killed worker's job is retried promptly.
+    heartbeats, so a killed worker's job is retried promptly: at once, and logged
+    (service.worker_upkeep). A scheduler silent for a heartbeat is taken over: the
+    retries of failed solves and the next planning run wait for one. Once Redis is
+    back after this worker lost it, every pending puzzle is queued: those asked
+    for meanwhile could not be.
     """
 
     def __init__(self, queues: Sequence[Queue], *, heartbeat: int, **kwargs: Any) -> None:
@@ -361,17 +372,36 @@ class SolveWorker(Worker):
             job_monitoring_interval=heartbeat,
             worker_ttl=heartbeat + 15,  # RQ listens for worker_ttl - 15 s between chores
             maintenance_interval=heartbeat,
+            exception_handlers=[retry_abandoned_job_at_once],
             **kwargs,
         )
         self.heartbeat_grace = 2 * heartbeat
+        # RQ waits up to 60 s between attempts to reach a lost Redis: here one heartbeat.
+        self.max_connection_wait_time = float(heartbeat)
         self.stop_requested = False
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
-        """RQ's heartbeat, which an idle worker beats between its waits for a job: with
-        every queue empty, it queues the puzzles still pending, if any."""
+        """RQ's heartbeat, which an idle worker beats between its waits for a job: once
+        Redis is back after this worker lost it, every pending puzzle is queued; with every
+        queue empty, the puzzles still pending are (none waits while a worker idles)."""
         super().heartbeat(timeout, pipeline)
-        if pipeline is None and not any(queue.count for queue in self.queues):
+        if pipeline is not None:
+            return
+        if redis_came_back(self.connection):
+            self.queue_pending_puzzles()
+        elif not any(queue.count for queue in self.queues):
             self.queue_waiting_puzzles()
+
+    def queue_pending_puzzles(self) -> None:
+        """Queue every pending puzzle (Redis is back); on failure, try at the next heartbeat."""
+        try:
+            config, store = worker_context()
+            queued = sweep_pending(store, config, self.connection)
+        except Exception:  # the worker goes on: its jobs matter more than this sweep
+            log.exception("Redis is back, but the pending puzzles could not be queued")
+            cast(ReconnectNoticingPool, self.connection.connection_pool).reconnected.set()
+            return
+        log.info("Redis is back: queued %d pending puzzles", queued)
 
     def queue_waiting_puzzles(self) -> None:
         """Queue the pending puzzles; a failure is logged and left to the next heartbeat."""
@@ -382,6 +412,25 @@ class SolveWorker(Worker):
                 log.info("nothing queued: queued %d pending puzzles", queued)
         except Exception:  # the worker goes on: its jobs matter more than this sweep
             log.exception("the pending puzzles could not be queued")
+
+    def run_maintenance_tasks(self) -> None:
+        """RQ's upkeep, after releasing the locks of dead schedulers; RQ then starts the
+        scheduler here with every lock it can take."""
+        if self.scheduler is not None:
+            names = self.queue_names()
+            interval = self.job_monitoring_interval
+            if release_silent_scheduler_locks(self.connection, names, interval):
+                # A scheduler running here holds only some queues' locks, and would take
+                # the others only minutes later: stopped, it is started again below.
+                self.stop_scheduler()
+        running = self.runs_scheduler()
+        super().run_maintenance_tasks()
+        if not running and self.runs_scheduler():
+            log.info("worker %s runs RQ's scheduler now", self.name)
+
+    def runs_scheduler(self) -> bool:
+        process = self.scheduler._process if self.scheduler is not None else None
+        return process is not None and process.is_alive()
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_requested = True
@@ -428,7 +477,7 @@ def run_worker(config: Config) -> None:
     worker takes over as soon as Redis is back, so queued work resumes by itself.
     """
     preload_solvers()
-    connection = redis.Redis.from_url(config.redis_url)
+    connection = noticing_connection(config.redis_url)
     while True:
         wait_for_redis(connection)
         worker = SolveWorker(

@@ -46,6 +46,11 @@ log = logging.getLogger(__name__)
 LISTEN_BACKLOG = 2048
 # gevent's, answering gunicorn's own refusals in JSON (see service/web_worker.py).
 WEB_WORKER_CLASS = "service.web_worker.JsonErrorsGeventWorker"
+# Seconds gunicorn keeps an idle connection open for the next request (its default is 2).
+# A reverse proxy must close its idle connections to the web sooner: deploy/nginx.conf's
+# upstream keepalive_timeout is below it (tests/test_deploy.py checks). Short enough still
+# for clients that connect directly: a connection waiting for a request holds a greenlet.
+WEB_KEEPALIVE_SECONDS = 5
 
 host_option = click.option("--host", default="127.0.0.1", show_default=True, help="Address.")
 port_option = click.option("--port", default=8000, show_default=True, type=int, help="Port.")
@@ -75,6 +80,7 @@ def gunicorn_command(
         "--workers", str(workers),
         "--worker-class", worker_class,
         "--graceful-timeout", str(int(GRACE_SECONDS)),
+        "--keep-alive", str(WEB_KEEPALIVE_SECONDS),
         # Its default control socket is one path per user, shared by every gunicorn running.
         "--no-control-socket",
         "service.app:create_app()",

@@ -38,8 +38,9 @@ Every job has a unique id, so asking twice for the same work queues it once; a
 job asked for in a more urgent queue than the one it waits in moves there (a
 coming daily whose day is near, when the planning run queues it again).
 `request_solve` is what the web app calls: it never raises when Redis is down,
-because the puzzle is already recorded as pending in the database and the
-periodic sweep (service.jobs.plan_dailies) queues it once Redis is back.
+because the puzzle is already recorded as pending in the database: a worker
+queues every pending puzzle once it reaches Redis again (service.jobs.SolveWorker),
+and the planning run's sweep (service.jobs.plan_dailies) each hour.
 """
 
 from __future__ import annotations

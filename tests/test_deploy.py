@@ -19,6 +19,7 @@ import yaml
 from puzzles import GAMES
 from service import daily
 from service.config import Config
+from service.processes import gunicorn_command
 from service.store import Store
 from tests.process_support import free_port, wait_for_http
 from tests.queue_support import wait_for_planning
@@ -117,7 +118,7 @@ def test_only_the_proxy_is_published_and_it_reaches_the_web_replicas(services: d
     listen = re.search(r"^\s*listen (\d+);", NGINX_CONFIG.read_text(), re.MULTILINE)
     assert listen and published.split(":")[-1] == listen.group(1)
     web_port = option_value(services["web"]["command"], "--port")
-    upstream = re.findall(r"^\s*server ([\w.-]+):(\d+);", NGINX_CONFIG.read_text(), re.MULTILINE)
+    upstream = re.findall(r"^\s*server ([\w.-]+):(\d+)[ ;]", NGINX_CONFIG.read_text(), re.MULTILINE)
     assert upstream == [("web", web_port)]
     assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
 
@@ -129,6 +130,21 @@ def test_the_proxy_refuses_the_same_bodies_as_the_app(services: dict[str, Any]):
     limit = Config.from_env(env).max_body_bytes
     assert size and int(size.group(1)) * 1024 == limit
     assert f"larger than the limit of {limit} bytes" in config
+
+
+def test_nginx_closes_idle_connections_to_the_replicas_before_gunicorn_does(
+    services: dict[str, Any],
+):
+    """A request sent on a connection the replica is closing is lost: the side that sends
+    (nginx) must give up an idle connection first, with a margin for busy processes."""
+    upstream = re.search(r"upstream rally_web \{(.*?)\}", NGINX_CONFIG.read_text(), re.DOTALL)
+    assert upstream and "keepalive " in upstream.group(1)
+    idle = re.search(r"keepalive_timeout (\d+)s;", upstream.group(1))
+    assert idle, "nginx's upstream default (60 s) is longer than gunicorn's keep-alive"
+    assert services["web"]["command"][:2] == ["rally", "web"]  # gunicorn_command's gunicorn
+    gunicorn = gunicorn_command("0.0.0.0", 8000, 2)
+    keep_alive = int(option_value(gunicorn, "--keep-alive"))
+    assert int(idle.group(1)) + 2 <= keep_alive
 
 
 def test_health_checks_ask_healthz(services: dict[str, Any]):

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from datetime import date
 
+import jsonschema_rs
 import pytest
 from rq.job import Job, JobStatus
 
 from puzzles import GAMES
 from service import daily, jobs
+from service.api import api
 from service.queue import (
     Urgency,
     analysis_job_id,
@@ -125,3 +127,4 @@ def test_a_runs_analysis_is_computed_once_and_stored(make_app, service_env, conn
     assert jobs.analyse_run(run.id) == "already analysed"
     answer = player.get(f"/api/v1/runs/{run.id}/analysis")
     assert (answer.status_code, answer.get_json()["analysis"]) == (200, analysis)
+    jsonschema_rs.validate(api.schemas["Analysis"], answer.get_json())  # as documented

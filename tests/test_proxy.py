@@ -3,9 +3,7 @@ repository's deploy/nginx.conf in front of it, keep answering while slow sockets
 
 from __future__ import annotations
 
-import getpass
 import json
-import shutil
 import signal
 import socket
 import subprocess
@@ -23,27 +21,16 @@ import pytest
 from service.migrations import upgrade
 from service.security import SECURITY_HEADERS
 from tests.process_support import environment_without_settings, free_port, wait_for_http
+from tests.proxy_support import nginx
 
 pytestmark = pytest.mark.processes  # these tests run service processes
 
-NGINX_CONFIG = Path(__file__).resolve().parent.parent / "deploy" / "nginx.conf"
-# deploy.yml's names for the web replicas and the port nginx listens on in its container.
-UPSTREAM_SERVER = "server web:8000;"
-LISTEN = "listen 80;"
 SLOW_SOCKETS = 16
 SLOW_LINE_SECONDS = 2.0
 # Generous: a request answered at all while the slow sockets are held (unpinned workers
 # answer in milliseconds; pinned ones not before gunicorn's 30 s timeout kills them).
 ANSWER_SECONDS = 10.0
 STOP_SECONDS = 30
-
-
-def nginx_binary() -> str:
-    """Debian's nginx (`make test` installs it); /usr/sbin is not on every user's PATH."""
-    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
-    if not found:
-        pytest.fail("nginx is not installed: `make test` installs it (apt-get install nginx)")
-    return found
 
 
 @contextmanager
@@ -131,54 +118,9 @@ def web(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Ite
         stop(process)
 
 
-def proxy_config(web_port: int, proxy_port: int) -> str:
-    """deploy/nginx.conf with the replicas' and the listening address made local."""
-    config = NGINX_CONFIG.read_text()
-    assert config.count(UPSTREAM_SERVER) == 1 and config.count(LISTEN) == 1
-    return config.replace(UPSTREAM_SERVER, f"server 127.0.0.1:{web_port};").replace(
-        LISTEN, f"listen 127.0.0.1:{proxy_port};"
-    )
-
-
-@contextmanager
-def nginx(prefix: Path, web_port: int) -> Iterator[int]:
-    """nginx in the foreground, with a prefix of its own, in front of web_port; its port."""
-    prefix.mkdir()
-    port = free_port()
-    (prefix / "rally.conf").write_text(proxy_config(web_port, port))
-    temp_paths = "\n".join(
-        f"    {kind}_temp_path {prefix / kind};"
-        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    # What the nginx image's own nginx.conf provides around the included file. Its workers
-    # run as this user (a root master would run them as nobody, which may not write a
-    # large body to the temporary folders under this test's own).
-    (prefix / "nginx.conf").write_text(
-        f"user {getpass.getuser()};\nworker_processes 1;\npid {prefix / 'nginx.pid'};\n"
-        "events { worker_connections 512; }\n"
-        f"http {{\n    access_log off;\n{temp_paths}\n    include {prefix / 'rally.conf'};\n}}\n"
-    )
-    command = [nginx_binary(), "-e", "stderr", "-p", str(prefix), "-c", str(prefix / "nginx.conf")]
-    subprocess.run([*command, "-t"], check=True, capture_output=True)
-    process = subprocess.Popen([*command, "-g", "daemon off;"])
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None and time.monotonic() < deadline, "no nginx"
-                time.sleep(0.1)
-        yield port
-    finally:
-        process.send_signal(signal.SIGQUIT)  # nginx's graceful stop
-        process.wait(STOP_SECONDS)
-
-
 @pytest.fixture(scope="module")
 def proxy(web: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    with nginx(tmp_path_factory.mktemp("proxy") / "nginx", web) as port:
+    with nginx(tmp_path_factory.mktemp("proxy") / "nginx", [web], free_port()) as port:
         yield port
 
 
@@ -201,6 +143,24 @@ def test_nginx_passes_the_apps_answers_through(proxy: int):
     assert status == 200 and body["status"] == "ok"
     status, body = get(f"http://127.0.0.1:{proxy}/api/v1/no-such-thing")
     assert status == 404 and body["status"] == 404
+
+
+def test_a_browsers_write_through_nginx_on_its_own_port_is_same_origin(proxy: int):
+    """The origin a browser names has the proxy's port: the replica must see it in Host."""
+    origin = f"http://127.0.0.1:{proxy}"
+    request = urllib.request.Request(
+        f"{origin}/api/v1/play/crazy-rally/same-origin",
+        data=b'{"actions": []}',
+        headers={"Content-Type": "application/json", "Origin": origin},
+    )
+    with urllib.request.urlopen(request, timeout=ANSWER_SECONDS) as answer:
+        assert answer.status == 200 and json.loads(answer.read())["actions"] == []
+    foreign = urllib.request.Request(
+        request.full_url, data=request.data, headers={**request.headers, "Origin": "http://x"}
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(foreign, timeout=ANSWER_SECONDS)
+    assert refused.value.code == 403
 
 
 UNPARSABLE_REQUESTS = [
@@ -284,6 +244,6 @@ def test_a_chunked_body_over_the_limit_is_a_413_never_cut_and_parsed(request, se
 
 
 def test_nginx_answers_json_while_no_replica_is_up(tmp_path: Path):
-    with nginx(tmp_path / "nginx", free_port()) as port:  # no replica listens there
+    with nginx(tmp_path / "nginx", [free_port()], free_port()) as port:  # no replica there
         status, body = get(f"http://127.0.0.1:{port}/api/v1/games")
     assert status == 502 and body["status"] == 502

@@ -1,24 +1,14 @@
 """The JSON API under /api/v1, one module per resource: dailies, attempts, puzzles, runs,
-their analyses, a run's share (share), play, the caller's own history (me), transfer links
-(transfer) and the API's description of itself (meta). Shared parts live in common.
+play, their analyses, a run's share (share), the caller's own history (me),
+transfer links (transfer) and the API's description of itself (meta). Shared parts
+live in common.
 
 Runs are replayed and scored here, never taken from the client. Each route
 declares its parameters, body and responses once (see service.openapi), which
 both validates requests and builds the OpenAPI document.
 """
 
-from service.api import (
-    analyses,
-    attempts,
-    dailies,
-    me,
-    meta,
-    play,
-    puzzles,
-    runs,
-    share,
-    transfer,
-)
+from service.api import analyses, attempts, dailies, me, meta, play, puzzles, runs, share, transfer
 from service.api.common import API_PREFIX, Services, api, blueprint
 
 __all__ = [

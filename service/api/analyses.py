@@ -17,6 +17,7 @@ from flask import Response, jsonify
 from puzzles import GAMES
 from service import players
 from service.api.common import (
+    SECRET_SEED,
     TOKEN_ID,
     api,
     check_line_open,
@@ -36,6 +37,51 @@ from service.store import AnalysisRecord, PuzzleRecord, RunRecord
 # is reproducible with `rally analyse`.
 ANALYSIS_RNG_SEED = 0
 
+# An expected amount lost (or gained) in points and in tie-break, each with its error: the
+# half-width of a 95% interval.
+ESTIMATE = {
+    "type": "object",
+    "required": ["points", "points_error", "tiebreak", "tiebreak_error"],
+    "properties": {
+        "points": {"type": "number"},
+        "points_error": {"type": "number", "minimum": 0},
+        "tiebreak": {"type": "number"},
+        "tiebreak_error": {"type": "number", "minimum": 0},
+    },
+}
+GRADED_DECISIONS = {
+    "type": ["object", "null"],
+    "description": "The graded decisions (the shape of `rally analyse --json`); null unless done",
+    "required": ["result", "optimum", "gap", "decision_loss", "luck", "decisions", "samples"],
+    "properties": {
+        "seed": {**SECRET_SEED},
+        "result": {"type": "object", "description": "The run's points, tie-break, finished"},
+        "optimum": {"type": "object", "description": "The optimum's points and tie-break"},
+        "gap": {"type": "object", "description": "Optimum less result, points and tie-break"},
+        "decision_loss": {**ESTIMATE, "description": "What the run's decisions lost in all"},
+        "luck": {**ESTIMATE, "description": "The gap less the decision loss"},
+        "decisions": {
+            "type": "array",
+            "description": "Each move with more than one distinct choice",
+            "items": {
+                "type": "object",
+                "required": ["index", "action", "expert", "loss"],
+                "properties": {
+                    "index": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "Its action's place in the run: the board before it "
+                        "is the run's step `index`",
+                    },
+                    "action": {"type": "object", "description": "The player's action"},
+                    "expert": {"type": "object", "description": "The expert's choice"},
+                    "loss": {**ESTIMATE, "description": "The expected loss of the player's"},
+                },
+            },
+        },
+        "samples": {"type": "integer", "description": "Sampled futures per decision"},
+    },
+}
 ANALYSIS = api.schema(
     "Analysis",
     {
@@ -49,11 +95,7 @@ ANALYSIS = api.schema(
                 "bound (error says which)",
             },
             "rng_seed": {"type": "integer", "description": "The seed of its sampling"},
-            "analysis": {
-                "type": ["object", "null"],
-                "description": "The graded decisions (the shape of `rally analyse --json`, "
-                "described in docs/api.md); null unless done",
-            },
+            "analysis": GRADED_DECISIONS,
             "error": {"type": ["string", "null"]},
             "seconds": {"type": ["number", "null"], "description": "How long it took"},
         },
