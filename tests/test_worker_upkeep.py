@@ -65,6 +65,8 @@ def test_a_worker_queues_the_pending_puzzles_once_redis_is_back(
     # Recorded by the web while Redis was down, so not queued.
     puzzle = job_store.ensure_puzzle(game, "asked-while-redis-was-down", GAMES[game].rules_version)
     practice = solve_queue(connection, Urgency.PRACTICE)
+    # A job waits, so the worker is not idle (an idle one queues what is pending anyway).
+    solve_queue(connection, Urgency.COMING).enqueue("service.jobs.plan_dailies")
     worker.heartbeat()
     assert practice.job_ids == []
     cut_off(noticing, connection)
