@@ -13,8 +13,16 @@ from typing import Any
 from puzzles import GAMES
 from puzzles.base import Action
 from service.api.common import engine_answer
+from solver import crazy_rally_players, rallye_raser_players
 
 SEED = "how-to-play"
+# The guided first game: a fixed practice seed, and how many turns the guide points through.
+GUIDED_SEED = "first-game"
+GUIDED_TURNS = 2
+GOOD_LINES = {
+    "rallye-raser": (rallye_raser_players.heuristic_actions, "move"),
+    "crazy-rally": (crazy_rally_players.heuristic_actions, "drive"),
+}
 # The longest way to an example: far more than any of them needs.
 MAX_STEPS = 60
 Wanted = Callable[[dict[str, Any], list[Action]], bool]
@@ -79,3 +87,12 @@ def examples(game_name: str) -> list[tuple[str, dict[str, Any]]]:
         (caption, _reach(game_name, kinds, wanted))
         for caption, kinds, wanted in EXAMPLES[game_name]
     ]
+
+
+def guided_line(game_name: str) -> list[Action]:
+    """The moves the guided first game points at: a good line of the fixed seed (the
+    solver's heuristic player), up to the end of its first GUIDED_TURNS turns."""
+    player, turn_end = GOOD_LINES[game_name]
+    line = player(GUIDED_SEED)
+    ends = [i for i, action in enumerate(line) if action["type"] == turn_end]
+    return line[: ends[GUIDED_TURNS - 1] + 1]

@@ -72,6 +72,8 @@ from solver import SolveResult, solve
 from solver.expert import analyse, par
 
 log = logging.getLogger(__name__)
+# Why a worker queues the pending puzzles, when its connection to Redis is made again.
+REDIS_BACK = "Redis is back"
 REDIS_RETRY_SECONDS = 1.0
 
 _stores: dict[tuple[int, str], Store] = {}
@@ -381,37 +383,31 @@ class SolveWorker(Worker):
         self.stop_requested = False
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
-        """RQ's heartbeat, which an idle worker beats between its waits for a job: once
-        Redis is back after this worker lost it, every pending puzzle is queued; with every
-        queue empty, the puzzles still pending are (none waits while a worker idles)."""
+        """RQ's heartbeat, which an idle worker beats between its waits for a job. It queues
+        the pending puzzles once its connection to Redis is made again (those asked for
+        while Redis was down were recorded but could not be queued), and whenever every
+        queue is empty, so that no worker sits idle beside a puzzle that waits."""
         super().heartbeat(timeout, pipeline)
         if pipeline is not None:
             return
         if redis_came_back(self.connection):
-            self.queue_pending_puzzles()
+            self.queue_pending_puzzles(REDIS_BACK)
         elif not any(queue.count for queue in self.queues):
-            self.queue_waiting_puzzles()
+            self.queue_pending_puzzles("every queue is empty")
 
-    def queue_pending_puzzles(self) -> None:
-        """Queue every pending puzzle (Redis is back); on failure, try at the next heartbeat."""
+    def queue_pending_puzzles(self, why: str) -> None:
+        """Queue every pending puzzle; on failure, try again at the next heartbeat."""
         try:
             config, store = worker_context()
+            if not store.pending_puzzles(limit=1):
+                return
             queued = sweep_pending(store, config, self.connection)
         except Exception:  # the worker goes on: its jobs matter more than this sweep
-            log.exception("Redis is back, but the pending puzzles could not be queued")
-            cast(ReconnectNoticingPool, self.connection.connection_pool).reconnected.set()
+            log.exception("%s, but the pending puzzles could not be queued", why)
+            if why == REDIS_BACK:
+                cast(ReconnectNoticingPool, self.connection.connection_pool).reconnected.set()
             return
-        log.info("Redis is back: queued %d pending puzzles", queued)
-
-    def queue_waiting_puzzles(self) -> None:
-        """Queue the pending puzzles; a failure is logged and left to the next heartbeat."""
-        try:
-            config, store = worker_context()
-            if store.pending_puzzles(limit=1):
-                queued = sweep_pending(store, config, self.connection)
-                log.info("nothing queued: queued %d pending puzzles", queued)
-        except Exception:  # the worker goes on: its jobs matter more than this sweep
-            log.exception("the pending puzzles could not be queued")
+        log.info("%s: queued %d pending puzzles", why, queued)
 
     def run_maintenance_tasks(self) -> None:
         """RQ's upkeep, after releasing the locks of dead schedulers; RQ then starts the

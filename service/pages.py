@@ -173,6 +173,19 @@ def how_to_play_page(game: str) -> str:
     )
 
 
+@blueprint.get("/learn/<game>")
+def guided_game(game: str) -> str:
+    """A first game on a fixed practice seed whose first turns the page guides."""
+    return render_template(
+        "play.html",
+        game=known_game(game),
+        seed=how_to_play.GUIDED_SEED,
+        mode="practice",
+        title=GAMES[game].title,
+        guide=how_to_play.guided_line(game),
+    )
+
+
 @blueprint.get("/rules/<game>")
 def rules(game: str) -> str:
     source = RULES_DIR / f"{known_game(game)}.md"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from axe_playwright_python.sync_playwright import Axe
 from flask import Flask
 from playwright.sync_api import ConsoleMessage, Page, expect
 from werkzeug.serving import make_server
@@ -35,6 +36,8 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
 # How long one UI step (a click and the server's answer) may take.
 STEP_TIMEOUT_MS = 10_000
+# A whole long page (the API documentation) drawn into a picture on a busy machine.
+SCREENSHOT_TIMEOUT_MS = 60_000
 
 
 def chromium_path() -> str:
@@ -210,5 +213,29 @@ def screenshot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     # From the top: scrolled down, a sticky panel (the dice tray) is drawn out of place.
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=True, timeout=SCREENSHOT_TIMEOUT_MS)
     return path
+
+
+# axe-core (bundled by axe-playwright-python, injected by the test, never by the pages):
+# WCAG 2.1 A and AA and axe's best practices.
+AXE = Axe()
+AXE_RULES = {
+    "runOnly": {
+        "type": "tag",
+        "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
+    }
+}
+
+
+def axe_violations(page: Page) -> list[str]:
+    """What axe finds wrong with the page as it stands: each rule broken and where."""
+    results = AXE.run(page, options=AXE_RULES)
+    return [
+        f"{violation['id']}: {[node['target'] for node in violation['nodes']]}"
+        for violation in results.response["violations"]
+    ]
+
+
+def expect_accessible(page: Page, state: str) -> None:
+    assert axe_violations(page) == [], state

@@ -39,7 +39,7 @@ from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally_rules import speed_after_cards
 from puzzles.playout import random_playout, seeded_chooser
 from puzzles.rallye_raser_track import card_index, lane_fits
-from service import daily, players
+from service import daily, how_to_play, players
 from service.app import create_app
 from service.clock import Clock
 from service.config import Config
@@ -47,6 +47,7 @@ from service.jobs import store_solution
 from service.migrations import upgrade
 from service.store import PuzzleRecord, Store
 from solver import expert, solve
+from solver.crazy_rally_players import heuristic_actions as crazy_rally_heuristic
 from solver.rallye_raser_players import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
@@ -58,6 +59,7 @@ from tests.browser_support import (
     chromium_path,
     click_action,
     confirms,
+    expect_accessible,
     expect_moves,
     held_back,
     key,
@@ -263,6 +265,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     play_through_ui(page, game, witness[:half])
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"daily mid-game at {width} px")
         screenshot(page, f"daily-{game}-mid-game-{width}")
     page.reload()
     expect_moves(page, half)
@@ -307,6 +310,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     )
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"daily finished at {width} px")
         screenshot(page, f"daily-{game}-finished-{width}")
     page.get_by_role("link", name="See your result").click()
     page.wait_for_url("**/runs/*")
@@ -322,6 +326,7 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     assert_seed_unknown(page, puzzle.seed)
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"daily result at {width} px")
         screenshot(page, f"daily-{game}-result-{width}")
 
     check_shared_result(open_page, game, puzzle, run_id)
@@ -409,6 +414,7 @@ def check_shared_result(open_page: OpenPage, game: str, puzzle: PuzzleRecord, ru
         expect(visitor.locator("#share")).to_be_hidden()
         expect(visitor.locator("#name-panel")).to_be_hidden()
         expect(visitor.locator("#result")).to_have_attribute("aria-busy", "false")
+        expect_accessible(visitor, f"shared result at {width} px")
         screenshot(visitor, f"daily-{game}-shared-result-{width}")
         visitor.get_by_role("link", name="play it", exact=True).click()
         expect(visitor).to_have_url(re.compile(f"/daily/{puzzle.daily_date}/{game}$"))
@@ -640,8 +646,10 @@ def test_a_run_and_the_optimal_line_replay_side_by_side_with_captions_that_teach
     done = f"Move {len(puzzle.witness)} of {len(puzzle.witness)}"
     expect(label).to_contain_text(done, timeout=60_000)
     expect(best.get_by_role("button", name="▶ Play")).to_be_visible()
+    mine.get_by_role("button", name="Next move").click()
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
+        expect_accessible(page, f"result mid-replay at {width} px")
         screenshot(page, f"result-replays-{game}-{width}")
 
 
@@ -1080,8 +1088,15 @@ HOW_TO_PLAY_WORDS = 600
 WORDS_OF = "(selector) => document.querySelector(selector).innerText.split(/\\s+/).length"
 
 
+GOOD_PLAYERS = {"rallye-raser": heuristic_actions, "crazy-rally": crazy_rally_heuristic}
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
-def test_a_newcomer_learns_the_game_from_how_to_play_then_plays_it(game: str, open_page: OpenPage):
+def test_a_newcomer_learns_the_game_from_how_to_play_then_a_guided_first_game(
+    game: str, open_page: OpenPage
+):
+    """Home, "How to play", a guided first game whose first turns the page points through,
+    then the rest of the race played alone, submitted, and its result."""
     page = open_page("/")
     page.get_by_role("link", name=f"How to play {GAMES[game].title}").first.click()
     expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
@@ -1095,22 +1110,76 @@ def test_a_newcomer_learns_the_game_from_how_to_play_then_plays_it(game: str, op
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         screenshot(page, f"how-to-play-{game}-{width}")
-    page.get_by_role("link", name="Play today's daily").click()
-    expect(page).to_have_url(re.compile(f"/daily/{daily.today()}/{game}$"))
+    page.get_by_role("link", name="Try a guided first game").click()
+    expect(page).to_have_url(re.compile(f"/learn/{game}$"))
     wait_until_idle(page)
     # The board's own "?" opens the same legend.
     legend = page.locator("#board .legend-box")
     expect(legend.locator(".legend-list")).to_be_hidden()
     legend.locator("summary").click()
     expect(legend.locator(".legend-list li").first).to_be_visible()
+    legend.locator("summary").click()
+
+    guided = json.loads(page.locator("#guide").get_attribute("data-line"))
+    line = GOOD_PLAYERS[game](how_to_play.GUIDED_SEED)
+    assert guided == line[: len(guided)]
+    told = page.locator("#guide-next")
+    for number, action in enumerate(guided, start=1):
+        if number == 1 or not held_back(game, guided[number - 2]):
+            expect(told).to_contain_text(f"Step {number} of {len(guided)}:")
+        # The page points at the move's first control, and the others as they appear.
+        for selector in CLICKS[game](action):
+            expect(page.locator(selector)).to_have_class(re.compile(r"\bguide-next\b"))
+            page.locator(selector).click()
+        if not held_back(game, action):
+            expect_moves(page, number)
+            wait_until_idle(page)
+    expect(told).to_contain_text("That is the guided start done")
+    expect(page.locator("#guide-did")).to_contain_text("What that did: ")
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(page, f"guided-{game}-{width}")
+    play_through_ui(page, game, line[len(guided) :], already=len(guided))
+    page.locator("#submit-run").click()
+    page.wait_for_url("**/runs/*")
+    expect(page.locator("#your-score")).to_have_text(
+        str(GAMES[game].score(GAMES[game].replay(how_to_play.GUIDED_SEED, line)))
+    )
     page.get_by_role("link", name="How to play", exact=True).click()
     expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_every_state_of_a_race_passes_axe(game: str, open_page: OpenPage):
+    """Setup, a choice half made with the board's legend open, the test round, mid-game,
+    the end of the race and its submission form."""
+    seed = "browser-axe"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}", width=390)
+    wait_until_idle(page)
+    expect_accessible(page, "setup")
+    half_made = {"rallye-raser": "place", "crazy-rally": "drive"}[game]
+    first = next(i for i, action in enumerate(actions) if action["type"] == half_made)
+    play_through_ui(page, game, actions[:first])
+    *choices, _ = CLICKS[game](actions[first])
+    for selector in choices:
+        page.locator(selector).click()
+    page.locator("#board .legend-box summary").click()
+    expect_accessible(page, "a choice half made, the legend open")
+    page.locator("#board .legend-box summary").click()
+    for selector in choices:  # undone: the action is played whole below
+        if game == "rallye-raser":
+            page.locator(selector).click()
+    play_through_ui(page, game, actions[first:], already=first)
+    expect(page.locator("#finish")).to_be_visible()
+    expect_accessible(page, "the race over")
 
 
 def test_an_unknown_run_is_a_404_page(open_page: OpenPage, watch: PageWatch):
     page = open_page("/runs/no-such-run")
     expect(page.get_by_role("heading", level=1)).to_have_text("Off the track")
     assert page.request.get("/runs/no-such-run").status == 404
+    expect_accessible(page, "the 404 page")
     watch.expected("status of 404")
 
 
@@ -1150,6 +1219,7 @@ def test_every_page_fits_its_budget_and_the_screen(width: int, open_page: OpenPa
         assert page_weight(page) < PAGE_BUDGET_BYTES, path
         assert page.evaluate("document.documentElement.scrollWidth") <= width, path
         assert page.evaluate(UNLABELLED_CONTROLS) == [], path
+        expect_accessible(page, f"{path} at {width} px")
         name = path.strip("/").replace("/", "-") or "home"
         screenshot(page, f"{name}-{width}")
         page.context.close()

@@ -25,6 +25,8 @@ PAGES = [
     ("/daily/2026-11-30/crazy-rally/practice", "js/play.js"),
     ("/how-to-play/crazy-rally", "js/how-to-play.js"),
     ("/how-to-play/rallye-raser", "js/how-to-play.js"),
+    ("/learn/crazy-rally", "js/play.js"),
+    ("/learn/rallye-raser", "js/play.js"),
 ]
 # The only absolute URL the front end may contain: the SVG namespace, which is never fetched.
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
@@ -64,6 +66,24 @@ def test_the_api_documentation_is_the_apps_own_openapi_document_rendered(client:
     assert '<a href="/docs/api">API documentation</a>' in client.get("/").get_data(as_text=True)
 
 
+def test_the_api_documentation_describes_the_actions_once_and_links_to_them(
+    client: FlaskClient,
+):
+    page = client.get("/docs/api").get_data(as_text=True)
+    forms = [game.action_forms.items() for game in GAMES.values()]
+    for kind in {kind for items in forms for kind, fields in items if fields}:
+        assert page.count(f"when type is &#34;{kind}&#34;") == 1, kind
+    document = client.get("/api/v1/openapi.json").get_json()
+    carrying = [
+        entry
+        for methods in document["paths"].values()
+        for entry in methods.values()
+        if "actions" in json.dumps(entry.get("requestBody", {}))
+    ]
+    assert carrying
+    assert page.count('href="#schema-Action"') >= len(carrying)
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_how_to_play_draws_example_positions_of_the_engine(client: FlaskClient, game: str):
     page = client.get(f"/how-to-play/{game}").get_data(as_text=True)
@@ -76,6 +96,21 @@ def test_how_to_play_draws_example_positions_of_the_engine(client: FlaskClient, 
     text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
     assert f"How to play {GAMES[game].title}" in text
     assert 'href="/daily/' in page and f'href="/rules/{game}">Rules reference' in page
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_guided_first_game_points_through_the_first_turns_of_a_finishing_line(
+    client: FlaskClient, game: str
+):
+    page = client.get(f"/learn/{game}").get_data(as_text=True)
+    line = json.loads(html.unescape(re.search(r'data-line="([^"]*)"', page).group(1)))
+    assert f'data-seed="{how_to_play.GUIDED_SEED}"' in page
+    turn_end = how_to_play.GOOD_LINES[game][1]
+    assert [a["type"] for a in line].count(turn_end) == how_to_play.GUIDED_TURNS
+    assert line[-1]["type"] == turn_end
+    engine = GAMES[game]
+    state = engine.replay(how_to_play.GUIDED_SEED, line)
+    assert not engine.is_over(state)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -120,6 +155,7 @@ def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
         "/play/crazy-rally/" + "x" * 65,
         "/rules/chess",
         "/how-to-play/chess",
+        "/learn/chess",
         "/no-such-page",
         "/runs/a/b",
         "/runs/no-such-run",

@@ -62,7 +62,7 @@ async function showParLine(run, boards) {
       clear(box, h("p", { class: "muted" }, "The par of this puzzle is still being computed; come back in a moment."));
       return;
     }
-    await createReplay(box, { play: puzzleApi(puzzleRef(run)).play, actions: line.actions, boards, label: "Par line" });
+    await createReplay(box, { play: puzzleApi(puzzleRef(run)).play, actions: line.actions, boards, label: "Par line", actor: "the expert" }).ready;
   } catch (error) {
     clear(box, h("p", { class: "muted" }, `The par line could not be loaded. ${error.message}`));
   }

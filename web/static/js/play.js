@@ -25,6 +25,7 @@ const RETRY_DELAYS_MS = [400, 1500];
 
 let session = null;
 let board = null;
+let guide = null; // the guided first game's guide, on its page only
 let busy = false;
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
@@ -146,6 +147,7 @@ async function advance(more) {
 // focusKey: the control to focus afterwards (none: the focus stays where it is).
 function draw(state, focusKey) {
   board.show(state);
+  guide?.show(state, session.actions);
   const played = session.played;
   document.getElementById("progress").textContent = played === 1 ? "1 move played" : `${played} moves played`;
   showFinish(state);
@@ -335,6 +337,8 @@ async function start() {
   session = newSession();
   const { createBoard } = await import(`./boards/${game}.js`);
   board = createBoard(root, { interactive: true, onPlay: advance, testRound: dailyTestRound() });
+  const guidePanel = document.getElementById("guide");
+  if (guidePanel) guide = (await import("./guide.js")).createGuide(guidePanel, root, game);
   document.getElementById("submit-form")?.addEventListener("submit", submit);
   document.getElementById("name-form")?.addEventListener("submit", rename);
   const nameInput = document.getElementById("player-name");

@@ -12,7 +12,7 @@ const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 // actor: who played, as a caption names them mid-sentence ("you", "the optimal line", "Ada").
 export function createReplay(container, { play, actions, boards, label, actor = "you" }) {
-  const boardRoot = h("div", { class: "board replay", "aria-label": `${label}: board` });
+  const boardRoot = h("div", { class: "board replay", role: "group", "aria-label": `${label}: board` });
   const caption = h("p", { class: "step-label", "aria-live": "polite" });
   const range = h("input", { type: "range", min: 0, max: actions.length, value: 0, "aria-label": `${label}: step` });
   const board = boards.createBoard(boardRoot, { interactive: false, actor: capitalised(actor) });
@@ -24,7 +24,8 @@ export function createReplay(container, { play, actions, boards, label, actor = 
   const cache = new Map();
   const listeners = [];
   const marks = new Map(); // step -> a note shown in its caption
-  let step = 0;
+  let step = 0; // the step shown
+  let wanted = 0; // the step last asked for: quick clicks count from it, and it wins
   let timer = null;
 
   const roundOf = (k) => Math.min(rounds[k], lastRound);
@@ -42,11 +43,11 @@ export function createReplay(container, { play, actions, boards, label, actor = 
     SPEEDS.map(([value, text]) => h("option", { value, selected: value === "1" || null }, text)));
   const stepper = h("div", { class: "stepper", role: "group", "aria-label": `${label}: step controls` },
     button("«", "First step", () => 0),
-    button("⇤", `Previous ${turn.name}`, () => roundStart(step > roundStart(roundOf(step)) ? roundOf(step) : roundOf(step) - 1)),
-    button("‹", "Previous move", () => step - 1),
+    button("⇤", `Previous ${turn.name}`, () => roundStart(wanted > roundStart(roundOf(wanted)) ? roundOf(wanted) : roundOf(wanted) - 1)),
+    button("‹", "Previous move", () => wanted - 1),
     range,
-    button("›", "Next move", () => step + 1),
-    button("⇥", `Next ${turn.name}`, () => roundStart(roundOf(step) + 1)),
+    button("›", "Next move", () => wanted + 1),
+    button("⇥", `Next ${turn.name}`, () => roundStart(roundOf(wanted) + 1)),
     button("»", "Last step", () => actions.length));
   const autoplay = h("div", { class: "autoplay row", role: "group", "aria-label": `${label}: autoplay` },
     playButton, h("label", {}, "Speed ", speed));
@@ -93,9 +94,11 @@ export function createReplay(container, { play, actions, boards, label, actor = 
   // quiet: a move made to follow the other replay, which is not passed on.
   async function go(k, quiet = false) {
     const target = Math.max(0, Math.min(actions.length, k));
+    wanted = target;
     try {
       const state = await stateAt(target);
       const before = target > 0 ? (await stateAt(target - 1)).view : null;
+      if (target !== wanted) return;
       step = target;
       range.value = String(step);
       board.show(state);

@@ -126,7 +126,7 @@ function stat(label, value, note) {
 }
 
 function carSheet(view, scoreNow) {
-  return h("section", { class: "panel car-sheet", "aria-label": "Car sheet" },
+  return h("div", { class: "panel car-sheet", role: "group", "aria-label": "Car sheet" },
     h("div", { class: "row spread" }, h("h2", {}, "Car sheet"), legendBox(legend())),
     h("div", { class: "stat-row" },
       stat("Max speed", view.car.max_speed),
@@ -152,7 +152,7 @@ function lastTurn(last, actor) {
   if (last.event_drawn?.length) notes.push(`The event drew ${last.event_drawn.join(", ")} (playable from the next turn).`);
   if (last.event_redrawn?.length) notes.push(`That left no adjustment card in hand: ${last.event_redrawn.join(", ")} went to the discard and as many were drawn.`);
   notes.push(`Distance +${last.gained}.`);
-  return h("section", { class: "panel last-turn", "aria-label": "The revealed track card" },
+  return h("div", { class: "panel last-turn", role: "group", "aria-label": "The revealed track card" },
     h("h2", {}, "Revealed track card"),
     h("div", { class: "row" }, trackCard(last.track, "revealed "), h("ul", { class: "log" }, notes.map((n) => h("li", {}, n)))));
 }
@@ -187,7 +187,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
 
   function setupPanel() {
     const { colour, pair, applied } = view.setup;
-    return h("section", { class: "panel", "aria-label": "Adjustment phase" },
+    return h("div", { class: "panel", role: "group", "aria-label": "Adjustment phase" },
       h("h2", {}, `Fit a ${colour} card to the car`),
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
       h("div", { class: "hand" }, pair.map((card, i) => {
@@ -224,7 +224,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
 
   function previewPanel() {
     if (!interactive) {
-      return h("section", { class: "panel", "aria-label": "Test round" }, h("h2", {}, "Test round: the whole track"),
+      return h("div", { class: "panel", role: "group", "aria-label": "Test round" }, h("h2", {}, "Test round: the whole track"),
         h("div", { class: "track-row" }, view.track.map((card, i) => trackCard(card, `card ${i + 1}: `))));
     }
     const stage = h("div", { class: "preview-stage", "aria-live": "polite" });
@@ -232,7 +232,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     const open = testRoundOpen();
     const again = testRound ? null
       : h("button", { type: "button", "data-focus-key": "replay-preview", onclick: () => { clearTimeout(previewTimer); showPreviewCard(stage, 0); } }, "Show the track again");
-    const panel = h("section", { class: "panel", "aria-label": "Test round" },
+    const panel = h("div", { class: "panel", role: "group", "aria-label": "Test round" },
       h("h2", {}, "Test round: memorise the track"),
       h("p", {}, testRound
         ? "Each of the fourteen track cards is shown once, in order, for a moment each, then hidden: on a daily the track is never shown again."
@@ -263,7 +263,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     const events = choice.card && choice.mode ? offered("event", { card: choice.card, mode: choice.mode }) : [];
     const action = drives().find((a) => a.card === choice.card && a.mode === choice.mode && a.event === choice.event);
     const modeLabel = (mode) => mode === "accelerate" ? `Accelerate +${chosenCard.speed_up}` : `Brake −${chosenCard.braking}`;
-    return h("section", { class: "panel", "aria-label": "Your turn" },
+    return h("div", { class: "panel", role: "group", "aria-label": "Your turn" },
       h("h2", {}, `Turn ${view.turn + 1}: play one adjustment card`),
       view.drawn.length ? h("p", { class: "muted" }, `Drawn this turn: ${view.drawn.join(", ")}${view.redrawn.length ? ` (the hand ${view.redrawn.join(", ")} had no adjustment card and was replaced)` : ""}.`) : null,
       h("h3", { id: "hand-title" }, "Hand"),
@@ -291,7 +291,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
   }
 
   function overPanel() {
-    return h("section", { class: "panel outcome", "aria-label": "Race over" },
+    return h("div", { class: "panel outcome", role: "group", "aria-label": "Race over" },
       h("h2", {}, view.outcome === "finished" ? `Score ${view.score}` : "No score"),
       h("p", {}, view.outcome === "finished" ? OUTCOMES.finished(view.event_bonus) : OUTCOMES[view.outcome]));
   }
@@ -325,7 +325,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
       view = state.view;
       if (view.phase !== "preview") previewAt = null;
       legal = state.legal_actions;
-      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes[i] || []]));
+      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes?.[i] || []]));
       scoreNow = state.stakes?.score_now ?? null;
       if (fresh) choice = { card: null, mode: null, event: null };
       draw();

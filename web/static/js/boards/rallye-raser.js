@@ -451,7 +451,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     show(state) {
       view = state.view;
       legal = state.legal_actions;
-      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes[i] || []]));
+      notes = new Map(legal.map((action, i) => [action, state.stakes?.notes?.[i] || []]));
       scoreNow = state.stakes?.score_now ?? null;
       selected = null;
       gearChoice = null;
