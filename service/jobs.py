@@ -48,6 +48,7 @@ from service import daily
 from service.bounded import BoundedCallError, run_bounded
 from service.config import Config
 from service.queue import (
+    QUEUE_NAMES,
     Urgency,
     enqueue_par,
     enqueue_solve,
@@ -124,15 +125,25 @@ def recorded_puzzle(store: Store, game: str, seed: str, rules_version: str) -> P
 
 
 def follow_with_par(store: Store, config: Config, puzzle: PuzzleRecord) -> str:
-    """After a solve: a daily's par computed now, within its solve job, so that it is ready
-    when its day starts; a practice seed's queued behind every solve."""
+    """After a solve: the par of today's or a coming daily computed now, within its solve
+    job, so that it is ready when its day starts. Any other puzzle's is queued: a practice
+    seed's or an asked-for past daily's behind every solve, a past daily's solved by the
+    backfill behind the backfill's other solves (a fresh install's archive shows every
+    optimum first; a par costs several solves)."""
     if puzzle.has_par:
         return "par known"
-    if puzzle.daily_date is None:
-        key = (puzzle.game, puzzle.seed, puzzle.rules_version)
-        with redis.Redis.from_url(config.redis_url) as connection:
-            return "par queued" if enqueue_par(connection, config, key) else "par waits"
-    return compute_par(store, config, puzzle)
+    if puzzle.daily_date is not None and puzzle.daily_date >= daily.today():
+        return compute_par(store, config, puzzle)
+    key = (puzzle.game, puzzle.seed, puzzle.rules_version)
+    urgency = Urgency.BACKFILL if _running_from(Urgency.BACKFILL) else Urgency.PAR
+    with redis.Redis.from_url(config.redis_url) as connection:
+        return "par queued" if enqueue_par(connection, config, key, urgency) else "par waits"
+
+
+def _running_from(urgency: Urgency) -> bool:
+    """Whether the job running here was taken from urgency's queue."""
+    job = get_current_job()
+    return job is not None and job.origin == QUEUE_NAMES[urgency]
 
 
 def compute_par(store: Store, config: Config, puzzle: PuzzleRecord) -> str:

@@ -3,7 +3,7 @@ behind the solves, a run's analysis stored once, and analyses that never delay a
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import jsonschema_rs
 import pytest
@@ -82,6 +82,27 @@ def test_a_flood_of_analysis_requests_never_delays_a_dailys_solve(
     solve = Job.fetch(solve_job_id(GAME, todays.seed, "older-rules"), connection=connection)
     assert solve.get_status() == JobStatus.FINISHED
     assert queued(connection, Urgency.ANALYSIS) == [analysis_job_id(run.id) for run in runs[:FLOOD]]
+
+
+@pytest.mark.processes
+def test_a_backfilled_past_dailys_par_waits_behind_the_backfills_solves(
+    connection, service_env, job_store, clock
+):
+    clock.set(noon_of(DAY))
+    past = [
+        daily.ensure_daily(job_store, service_env.daily_key, GAME, DAY - timedelta(days=back))
+        for back in (1, 2)
+    ]
+    backfill = solve_queue(connection, Urgency.BACKFILL)
+    for puzzle in past:
+        enqueue_solve(backfill, service_env, GAME, puzzle.seed, RULES)
+    work_until_empty(connection, max_jobs=1)
+    assert job_store.get_puzzle_by_id(past[0].id).status == "solved"
+    assert not job_store.get_puzzle_by_id(past[0].id).has_par
+    assert queued(connection, Urgency.BACKFILL) == [
+        solve_job_id(GAME, past[1].seed, RULES),
+        par_job_id(GAME, past[0].seed, RULES),
+    ]
 
 
 @pytest.mark.processes
