@@ -14,11 +14,13 @@ every solve, then the archive's backfill, behind everything:
 5. "solve-retry": solves that failed (say over their time or memory bound),
    tried again once nothing more urgent waits;
 6. "analysis": the analyses of runs (graded decisions) that players asked for;
-7. "par": the par of a practice seed or a past daily (a daily's own is computed
-   by its solve job, so it is ready when its day starts);
+7. "par": the par of a practice seed or a past daily asked for (today's and the
+   coming dailies' own is computed by their solve job, so it is ready when their
+   day starts);
 8. "solve-backfill": the past dailies the service solves of its own accord, from
-   the first day on, so that the archive is ready before anyone asks (queued by
-   the planning run's sweep, and by a worker that finds nothing else to do).
+   the first day on (or RALLY_ARCHIVE_DAYS back), so that the archive is ready
+   before anyone asks (queued by the planning run's sweep, and by a worker that
+   finds nothing else to do), then their pars, behind every such solve.
 
 A flood of analyses therefore never delays a daily's solve: a worker takes one only
 when no solve waits, and an analysis is bounded by RALLY_ANALYSIS_TIMEOUT.
