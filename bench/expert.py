@@ -14,16 +14,22 @@ the expert's choice is the same, and how often the two losses agree within the
 sum of their stated errors.
 
 Usage: python -m bench.expert [--seeds N] [--start K] [--game NAME] [--grade G]
-                              [--decisions D] [--workers W]
+                              [--decisions D] [--workers W] [--no-strength]
+       python -m bench.expert --game NAME --from-log FILE
+(each seed's strength figures go to stderr as a JSON line as they come; --from-log
+reports the strength of the seeds such a log holds, for a sweep cut short;
+--grade 0 leaves out grading and consistency, --no-strength the strength sweep)
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import multiprocessing
 import resource
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -63,6 +69,10 @@ def measure_seed(game_name: str, seed: str) -> dict[str, Any]:
     }
 
 
+def measure_seed_of(job: tuple[str, str]) -> dict[str, Any]:
+    return measure_seed(*job)
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -70,15 +80,20 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def report_strength(game_name: str, rows: list[dict[str, Any]]) -> None:
     print(f"\n== {game_name}: strength on {len(rows)} seeds")
-    print("player     mean pts  mean gap  median gap  finished  mean tie-break (finished)")
+    print(
+        "player     mean pts  mean gap  median gap  finished  gap when finished  "
+        "tie-break gap when finished"
+    )
     for name in PLAYERS:
         points = [row["results"][name][0] for row in rows]
         gaps = [row["optimum"][0] - row["results"][name][0] for row in rows]
-        ties = [row["results"][name][1] for row in rows if row["results"][name][1] is not None]
-        tie = statistics.fmean(ties) if ties else float("nan")
+        done = [row for row in rows if row["results"][name][1] is not None]
+        done_gap = [row["optimum"][0] - row["results"][name][0] for row in done]
+        tie_gap = [row["optimum"][1] - row["results"][name][1] for row in done]
         print(
             f"{name:9s}  {statistics.fmean(points):8.2f}  {statistics.fmean(gaps):8.2f}  "
-            f"{statistics.median(gaps):10.1f}  {len(ties):4d}/{len(rows):<4d}  {tie:8.2f}"
+            f"{statistics.median(gaps):10.1f}  {len(done):4d}/{len(rows):<4d}  "
+            f"{_mean(done_gap):17.2f}  {_mean(tie_gap):27.2f}"
         )
     optimum_ties = [row["optimum"][1] for row in rows if row["optimum"][1] is not None]
     print(f"optimum: mean points {statistics.fmean(r['optimum'][0] for r in rows):.2f}", end="")
@@ -89,6 +104,10 @@ def report_strength(game_name: str, rows: list[dict[str, Any]]) -> None:
         f"par CPU seconds: median {statistics.median(cpu):.2f}  p95 {percentile(cpu, 0.95):.2f}"
         f"  max {max(cpu):.2f} ({slowest['seed']})"
     )
+
+
+def _mean(values: list[float]) -> float:
+    return statistics.fmean(values) if values else float("nan")
 
 
 def measure_grading(game_name: str, seeds: list[str], decisions: int, out: Any) -> None:
@@ -148,21 +167,39 @@ def main() -> None:
     parser.add_argument("--grade", type=int, default=10)
     parser.add_argument("--decisions", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-strength", action="store_true")
+    parser.add_argument("--from-log", type=argparse.FileType("r"))
     args = parser.parse_args()
     seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
+    if args.from_log:
+        # A sweep stopped by a signal ends its log with a traceback: only JSON lines count.
+        lines = [line for line in args.from_log if line.startswith("{")]
+        report_strength(args.game[0], [json.loads(line) for line in lines])
+        return
     context = multiprocessing.get_context("spawn")
     for game_name in args.game or ("crazy-rally", "rallye-raser"):
-        with context.Pool(args.workers) as pool:
-            rows = pool.starmap(measure_seed, [(game_name, seed) for seed in seeds])
-        report_strength(game_name, rows)
-        out = context.Queue()
-        worker = context.Process(
-            target=measure_grading,
-            args=(game_name, seeds[: args.grade], args.decisions, out),
-        )
-        worker.start()
-        report_grading(game_name, *out.get())
-        worker.join()
+        if not args.no_strength:
+            strength(context, game_name, seeds, args.workers)
+        if args.grade:
+            grading(context, game_name, seeds[: args.grade], args.decisions)
+
+
+def strength(context: Any, game_name: str, seeds: list[str], workers: int) -> None:
+    rows = []
+    with context.Pool(workers) as pool:
+        for row in pool.imap(measure_seed_of, [(game_name, seed) for seed in seeds]):
+            # A long sweep says how far it got, so that a partial run still tells something.
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            rows.append(row)
+    report_strength(game_name, rows)
+
+
+def grading(context: Any, game_name: str, seeds: list[str], decisions: int) -> None:
+    out = context.Queue()
+    worker = context.Process(target=measure_grading, args=(game_name, seeds, decisions, out))
+    worker.start()
+    report_grading(game_name, *out.get())
+    worker.join()
 
 
 if __name__ == "__main__":

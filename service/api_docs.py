@@ -2,7 +2,9 @@
 
 Each operation lists its parameters, request body and answers; a schema becomes a
 short description of its type with its fields nested below it, and a reference to
-a named schema links to that schema, described once at the end of the page.
+a named schema links to that schema, described once at the end of the page. The
+union of every game's actions, which the document repeats in each request that
+carries actions, is described once too, as the schema `Action`.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.action_forms import action_schema
+
 Schema = dict[str, Any]
 METHOD_ORDER = ("get", "post", "put", "delete")
 # Deeper than any schema of the document: a guard against a schema that refers to itself.
 MAX_DEPTH = 8
+ACTION = "Action"
 LIMITS = (
     ("minimum", "at least {}"),
     ("minLength", "at least {} characters"),
@@ -59,11 +64,17 @@ def _type_words(schema: Schema) -> str:
     return ", ".join([words, *limits])
 
 
-def describe(schema: Schema, depth: int = 0) -> Node:
+def _is_action_union(schema: Schema) -> bool:
+    return any("if" in rule for rule in schema.get("allOf", ()))
+
+
+def describe(schema: Schema, depth: int = 0, *, link_actions: bool = True) -> Node:
     """The schema in words, its fields and array items nested below it."""
     if "$ref" in schema:
         name = schema["$ref"].rsplit("/", 1)[-1]
         return Node(name, ref=name)
+    if link_actions and _is_action_union(schema):
+        return Node(ACTION, ref=ACTION)
     if depth > MAX_DEPTH:
         return Node(_type_words(schema))
     fields: list[tuple[str, bool, Node]] = []
@@ -144,4 +155,6 @@ def operations(document: Schema) -> list[Operation]:
 
 
 def schemas(document: Schema) -> list[tuple[str, Node]]:
-    return [(name, describe(schema)) for name, schema in document["components"]["schemas"].items()]
+    """The document's named schemas, then the actions every game's requests carry."""
+    named = [(name, describe(schema)) for name, schema in document["components"]["schemas"].items()]
+    return [*named, (ACTION, describe(action_schema(), link_actions=False))]

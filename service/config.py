@@ -216,6 +216,9 @@ class Config:
     max_pending_analyses_per_player: int
     # Reverse proxies in front of the web app whose X-Forwarded-For/-Proto are trusted.
     trusted_proxies: int
+    # Past days whose dailies the service solves of its own accord, back from yesterday;
+    # None: every day since the first daily.
+    archive_days: int | None
 
     @property
     def redis_socket(self) -> Path:
@@ -282,4 +285,9 @@ class Config:
                 env, "RALLY_MAX_PENDING_ANALYSES_PER_PLAYER", 2
             ),
             trusted_proxies=_int_setting(env, "RALLY_TRUSTED_PROXIES", 0, minimum=0),
+            archive_days=(
+                _int_setting(env, "RALLY_ARCHIVE_DAYS", 0, minimum=0)
+                if env.get("RALLY_ARCHIVE_DAYS")
+                else None
+            ),
         )

@@ -91,6 +91,11 @@ def upcoming_days(first: date, days_ahead: int = DAYS_AHEAD) -> list[date]:
     return [first + timedelta(days=offset) for offset in range(days_ahead + 1)]
 
 
+def days_between(first: date, end: date) -> list[date]:
+    """The days from first up to end, end excluded."""
+    return [first + timedelta(days=offset) for offset in range((end - first).days)]
+
+
 def ensure_daily(store: Store, daily_key: str, game: str, day: date) -> PuzzleRecord:
     """The daily puzzle of game for day under the game's current rules, recorded if new."""
     return store.ensure_puzzle(

@@ -18,7 +18,8 @@ queues "ok" while nothing was getting through. It is reported as silent instead.
      "checks": {"database": {"ok": true, "ms": 0.4}, "redis": {...},
                 "queue": {"ok": true, "depth": 14,
                           "queues": {"solve": 0, "solve-practice": 2, "solve-archive": 0,
-                                     "solve-coming": 12, "solve-retry": 0},
+                                     "solve-coming": 12, "solve-retry": 0, "analysis": 0,
+                                     "par": 0, "solve-backfill": 0},
                           "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900,
                           "workers": 1, "busy_workers": 1, "silent_workers": 0}}}
 

@@ -1,5 +1,5 @@
 """What a player's history says about them, game by game: streaks, days played and how far
-their scores fell short of the optimum. Computed from their official runs as the store
+their scores fell short of the optimum and of par. Computed from their official runs as the store
 reads them (one row per daily played), never by replaying a run.
 
 A day counts when the player's official run of that game's daily exists: an official run
@@ -41,6 +41,7 @@ class GameStats:
     days_played: int
     streaks: Streaks
     to_optimum: Distances
+    to_par: Distances
 
 
 def streaks(days: Iterable[date], today: date) -> Streaks:
@@ -71,6 +72,7 @@ def game_stats(runs: list[OfficialRun], today: date) -> GameStats:
         to_optimum=distances(
             None if run.optimum is None else run.optimum - run.score for run in runs
         ),
+        to_par=distances(None if run.par is None else run.par - run.score for run in runs),
     )
 
 

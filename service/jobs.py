@@ -12,15 +12,19 @@
 - `analyse_run` grades the decisions of a run whose analysis a player asked
   for, bounded by RALLY_ANALYSIS_TIMEOUT, and stores it (or why it failed) once.
 - `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
-  today's and the next seven days' dailies and queues every pending puzzle
-  (the sweep that also picks up puzzles requested while Redis was down), and the
-  par of every one of those dailies solved without one, each
+  today's and the next seven days' dailies, and every past daily from the first day
+  on that is not recorded yet (a fresh install's archive), and queues every pending
+  puzzle (the sweep that also picks up puzzles requested while Redis was down), and
+  the par of every one of the coming dailies solved without one, each
   in the queue of its urgency now: the coming days' dailies wait behind the
   solves players wait on, and a run moves the next day's into the most urgent
   queue, ahead of them, before its day starts (see service.queue.urgency_of). Each
   run first schedules the next slot's run with RQ's scheduler under a unique
   job id, and every worker start queues the current slot's, so the chain
   survives restarts and any number of workers keeps one run per slot.
+- A worker that finds every queue empty queues the pending puzzles itself
+  (`SolveWorker.heartbeat`), so none waits for the next planning run while a worker
+  idles: those asked for past a cap, and the past dailies a page records.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ import os
 import signal
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, cast
 
 import redis
 from rq import Queue, Worker, get_current_job
@@ -53,13 +58,23 @@ from service.queue import (
     solve_queue,
     solve_queues,
     start_planning,
+    sweep_urgency_of,
     urgency_of,
 )
 from service.store import PuzzleRecord, Store
+from service.worker_upkeep import (
+    ReconnectNoticingPool,
+    noticing_connection,
+    redis_came_back,
+    release_silent_scheduler_locks,
+    retry_abandoned_job_at_once,
+)
 from solver import SolveResult, solve
 from solver.expert import analyse, par
 
 log = logging.getLogger(__name__)
+# Why a worker queues the pending puzzles, when its connection to Redis is made again.
+REDIS_BACK = "Redis is back"
 REDIS_RETRY_SECONDS = 1.0
 
 _stores: dict[tuple[int, str], Store] = {}
@@ -267,12 +282,12 @@ def queue_solving(
     urgency: Urgency | None = None,
 ) -> int:
     """Queue the solving of each puzzle of a known game, in the given urgency's queue or
-    else its own; the number newly queued or moved ahead."""
+    else the one a sweep puts it in; the number newly queued or moved ahead."""
     queued = 0
     for puzzle in puzzles:
         if puzzle.game not in GAMES:
             continue
-        own = urgency_of(puzzle.daily_date, config) if urgency is None else urgency
+        own = sweep_urgency_of(puzzle.daily_date, config) if urgency is None else urgency
         queue = solve_queue(connection, own)
         queued += enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
     return queued
@@ -295,8 +310,29 @@ def queue_missing_pars(
 def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
     """Queue every pending puzzle (those asked for while Redis was down, and those that
     waited out the caps, among them) in the queue of its urgency now, moving a coming
-    daily whose day came near ahead of the solves players wait on."""
+    daily whose day came near ahead of the solves players wait on; a past daily goes to
+    the backfill (service.queue.sweep_urgency_of)."""
     return queue_solving(connection, config, store.pending_puzzles())
+
+
+def record_past_dailies(store: Store, config: Config) -> int:
+    """Record every daily of the archive's days (config.archive_days back from yesterday,
+    at most to the first day) that is not recorded yet (under any rules version), as
+    pending; the number recorded."""
+    today = daily.today()
+    first = daily.FIRST_DAY
+    if config.archive_days is not None:
+        first = max(first, today - timedelta(days=config.archive_days))
+    recorded = store.recorded_dailies()
+    missing = [
+        (game, day)
+        for day in daily.days_between(first, today)
+        for game in sorted(GAMES)
+        if (game, day) not in recorded
+    ]
+    for game, day in missing:
+        daily.ensure_daily(store, config.daily_key, game, day)
+    return len(missing)
 
 
 def plan_dailies() -> int:
@@ -319,6 +355,7 @@ def plan_dailies() -> int:
     ]
     failed = [puzzle for puzzle in dailies if puzzle.status == "failed"]
     retried = queue_solving(connection, config, failed, Urgency.RETRY)
+    record_past_dailies(store, config)
     return (
         retried
         + sweep_pending(store, config, connection)
@@ -330,7 +367,11 @@ class SolveWorker(Worker):
     """RQ's forking worker with its dead-worker detection scaled to RALLY_HEARTBEAT.
 
     RQ counts a job as abandoned 60 s after its last heartbeat; here it is two
-    heartbeats, so a killed worker's job is retried promptly.
+    heartbeats, so a killed worker's job is retried promptly: at once, and logged
+    (service.worker_upkeep). A scheduler silent for a heartbeat is taken over: the
+    retries of failed solves and the next planning run wait for one. Once Redis is
+    back after this worker lost it, every pending puzzle is queued: those asked
+    for meanwhile could not be.
     """
 
     def __init__(self, queues: Sequence[Queue], *, heartbeat: int, **kwargs: Any) -> None:
@@ -339,10 +380,59 @@ class SolveWorker(Worker):
             job_monitoring_interval=heartbeat,
             worker_ttl=heartbeat + 15,  # RQ listens for worker_ttl - 15 s between chores
             maintenance_interval=heartbeat,
+            exception_handlers=[retry_abandoned_job_at_once],
             **kwargs,
         )
         self.heartbeat_grace = 2 * heartbeat
+        # RQ waits up to 60 s between attempts to reach a lost Redis: here one heartbeat.
+        self.max_connection_wait_time = float(heartbeat)
         self.stop_requested = False
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        """RQ's heartbeat, which an idle worker beats between its waits for a job. It queues
+        the pending puzzles once its connection to Redis is made again (those asked for
+        while Redis was down were recorded but could not be queued), and whenever every
+        queue is empty, so that no worker sits idle beside a puzzle that waits."""
+        super().heartbeat(timeout, pipeline)
+        if pipeline is not None:
+            return
+        if redis_came_back(self.connection):
+            self.queue_pending_puzzles(REDIS_BACK)
+        elif not any(queue.count for queue in self.queues):
+            self.queue_pending_puzzles("every queue is empty")
+
+    def queue_pending_puzzles(self, why: str) -> None:
+        """Queue every pending puzzle; on failure, try again at the next heartbeat."""
+        try:
+            config, store = worker_context()
+            if not store.pending_puzzles(limit=1):
+                return
+            queued = sweep_pending(store, config, self.connection)
+        except Exception:  # the worker goes on: its jobs matter more than this sweep
+            log.exception("%s, but the pending puzzles could not be queued", why)
+            if why == REDIS_BACK:
+                cast(ReconnectNoticingPool, self.connection.connection_pool).reconnected.set()
+            return
+        log.info("%s: queued %d pending puzzles", why, queued)
+
+    def run_maintenance_tasks(self) -> None:
+        """RQ's upkeep, after releasing the locks of dead schedulers; RQ then starts the
+        scheduler here with every lock it can take."""
+        if self.scheduler is not None:
+            names = self.queue_names()
+            interval = self.job_monitoring_interval
+            if release_silent_scheduler_locks(self.connection, names, interval):
+                # A scheduler running here holds only some queues' locks, and would take
+                # the others only minutes later: stopped, it is started again below.
+                self.stop_scheduler()
+        running = self.runs_scheduler()
+        super().run_maintenance_tasks()
+        if not running and self.runs_scheduler():
+            log.info("worker %s runs RQ's scheduler now", self.name)
+
+    def runs_scheduler(self) -> bool:
+        process = self.scheduler._process if self.scheduler is not None else None
+        return process is not None and process.is_alive()
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_requested = True
@@ -389,7 +479,7 @@ def run_worker(config: Config) -> None:
     worker takes over as soon as Redis is back, so queued work resumes by itself.
     """
     preload_solvers()
-    connection = redis.Redis.from_url(config.redis_url)
+    connection = noticing_connection(config.redis_url)
     while True:
         wait_for_redis(connection)
         worker = SolveWorker(

@@ -1,8 +1,8 @@
 """Putting work on the solve queues (RQ on Redis), safely from any process.
 
-Jobs wait in seven queues, and every worker takes the next job from the first
+Jobs wait in eight queues, and every worker takes the next job from the first
 of them that has one: five of solves, then two of the expert's work, behind
-every solve:
+every solve, then the archive's backfill, behind everything:
 
 1. "solve": the planning runs and today's dailies, the ones being played (and
    the next day's once its day is near, see `urgency_of`); the name is the
@@ -15,7 +15,10 @@ every solve:
    tried again once nothing more urgent waits;
 6. "analysis": the analyses of runs (graded decisions) that players asked for;
 7. "par": the par of a practice seed or a past daily (a daily's own is computed
-   by its solve job, so it is ready when its day starts).
+   by its solve job, so it is ready when its day starts);
+8. "solve-backfill": the past dailies the service solves of its own accord, from
+   the first day on, so that the archive is ready before anyone asks (queued by
+   the planning run's sweep, and by a worker that finds nothing else to do).
 
 A flood of analyses therefore never delays a daily's solve: a worker takes one only
 when no solve waits, and an analysis is bounded by RALLY_ANALYSIS_TIMEOUT.
@@ -35,8 +38,9 @@ Every job has a unique id, so asking twice for the same work queues it once; a
 job asked for in a more urgent queue than the one it waits in moves there (a
 coming daily whose day is near, when the planning run queues it again).
 `request_solve` is what the web app calls: it never raises when Redis is down,
-because the puzzle is already recorded as pending in the database and the
-periodic sweep (service.jobs.plan_dailies) queues it once Redis is back.
+because the puzzle is already recorded as pending in the database: a worker
+queues every pending puzzle once it reaches Redis again (service.jobs.SolveWorker),
+and the planning run's sweep (service.jobs.plan_dailies) each hour.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ class Urgency(IntEnum):
     RETRY = 4
     ANALYSIS = 5
     PAR = 6
+    BACKFILL = 7
 
 
 QUEUE_NAMES = {
@@ -81,6 +86,7 @@ QUEUE_NAMES = {
     Urgency.RETRY: "solve-retry",
     Urgency.ANALYSIS: "analysis",
     Urgency.PAR: "par",
+    Urgency.BACKFILL: "solve-backfill",
 }
 URGENCY_OF_QUEUE = {name: urgency for urgency, name in QUEUE_NAMES.items()}
 # The queues whose solves players cause, and so are capped.
@@ -149,6 +155,14 @@ def urgency_of(daily_date: date | None, config: Config) -> Urgency:
         return Urgency.ARCHIVE
     lead = timedelta(seconds=LEAD_PLAN_INTERVALS * config.plan_interval)
     return Urgency.TODAY if daily.starts_within(daily_date, lead) else Urgency.COMING
+
+
+def sweep_urgency_of(daily_date: date | None, config: Config) -> Urgency:
+    """The queue a sweep puts a pending puzzle in: its urgency's, but a past daily no one
+    is waiting on goes to the backfill, behind everything else and outside the caps on
+    what players cause (a player asking for it moves it ahead, to the archive queue)."""
+    urgency = urgency_of(daily_date, config)
+    return Urgency.BACKFILL if urgency is Urgency.ARCHIVE else urgency
 
 
 def solve_queue(connection: redis.Redis, urgency: Urgency = Urgency.TODAY) -> Queue:

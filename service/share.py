@@ -71,6 +71,7 @@ class ShareFacts:
     optimum: int | None  # None until solved (or when no run can finish)
     optimum_tiebreak: int | None
     par: int | None
+    par_tiebreak: int | None
     marks: list[str]
     url: str
 
@@ -88,7 +89,7 @@ class ShareFacts:
         if self.optimum is not None:
             parts.append(f"optimum {self._points(self.optimum, self.optimum_tiebreak, unit=False)}")
         if self.par is not None:
-            parts.append(f"par {self.par}")
+            parts.append(f"par {self._points(self.par, self.par_tiebreak, unit=False)}")
         return " · ".join(parts)
 
     def _points(self, score: int, tiebreak: int | None, unit: bool = True) -> str:

@@ -200,21 +200,10 @@ class PlayedRun:
 
 
 @dataclass(frozen=True)
-class AnalysisRecord:
-    """A run's analysis: pending until computed, then done (analysis) or failed (error)."""
-
-    run_id: str
-    status: str
-    rng_seed: int
-    analysis: dict[str, Any] | None
-    error: str | None
-    seconds: float | None
-
-
-@dataclass(frozen=True)
 class OfficialRun:
     """One official run of a player with what their history shows of its daily: its date,
-    game and number, and its optimum (None until solved)."""
+    game and number, its optimum (None until solved) and its par (None until computed, or
+    when the expert's run does not finish)."""
 
     id: str
     daily_date: date
@@ -223,6 +212,7 @@ class OfficialRun:
     score: int
     tiebreak: int
     optimum: int | None
+    par: int | None
 
 
 @dataclass(frozen=True)
@@ -244,6 +234,18 @@ class PlayerSummary:
     name: str | None
     official_runs: list[OfficialRun]
     attempts: list[DayAttempt]
+
+
+@dataclass(frozen=True)
+class AnalysisRecord:
+    """A run's analysis: pending until computed, then done (analysis) or failed (error)."""
+
+    run_id: str
+    status: str
+    rng_seed: int
+    analysis: dict[str, Any] | None
+    error: str | None
+    seconds: float | None
 
 
 def _puzzle_record(row: Puzzle) -> PuzzleRecord:
@@ -398,6 +400,14 @@ class Store(AttemptStorage):
                 select(Puzzle).filter_by(daily_date=day).order_by(Puzzle.game, Puzzle.id)
             )
             return [_puzzle_record(row) for row in rows]
+
+    def recorded_dailies(self) -> set[tuple[str, date]]:
+        """The (game, date) of every daily recorded, under any rules version."""
+        with self._read() as session:
+            rows = session.execute(
+                select(Puzzle.game, Puzzle.daily_date).where(Puzzle.daily_date.is_not(None))
+            )
+            return {(game, day) for game, day in rows if day is not None}
 
     def pending_puzzles(self, limit: int = 1000) -> list[PuzzleRecord]:
         """Puzzles still waiting for their optimum, oldest first."""
@@ -694,6 +704,35 @@ class Store(AttemptStorage):
                 for row in rows
             ]
 
+    def player_summary(self, player_id: str, day: date) -> PlayerSummary:
+        """The player's display name, official runs (newest day first, game by game within
+        a day) and attempts of day's dailies, in one read. The runs are read off
+        ix_runs_player_official alone, each joined to its puzzle by key, straight from the
+        driver's cursor: at a thousand runs SQLAlchemy's handling of each row cost more than
+        the query. The attempts are found from the day's puzzles by their unique key."""
+        with self._read_rows() as connection:
+            name = connection.scalar(select(Player.display_name).filter_by(id=player_id))
+            rows = self._sql.official_runs_of.all(connection, {"player_id": player_id})
+            attempts = connection.execute(
+                select(
+                    Puzzle.game,
+                    Puzzle.number,
+                    Attempt.over,
+                    Attempt.run_id,
+                    Run.score,
+                    func.coalesce(Run.official, False),
+                )
+                .join(Attempt, (Attempt.puzzle_id == Puzzle.id) & (Attempt.player_id == player_id))
+                .outerjoin(Run, Run.id == Attempt.run_id)
+                .where(Puzzle.daily_date == day)
+                .order_by(Puzzle.game)
+            ).all()
+        return PlayerSummary(
+            name=name,
+            official_runs=[OfficialRun(*row) for row in rows],
+            attempts=[DayAttempt(*row) for row in attempts],  # type: ignore[arg-type]
+        )
+
     # Analyses of runs
 
     def get_analysis(self, run_id: str) -> AnalysisRecord | None:
@@ -737,32 +776,3 @@ class Store(AttemptStorage):
                 .values(**values)
             )
             return result.rowcount == 1
-
-    def player_summary(self, player_id: str, day: date) -> PlayerSummary:
-        """The player's display name, official runs (newest day first, game by game within
-        a day) and attempts of day's dailies, in one read. The runs are read off
-        ix_runs_player_official alone, each joined to its puzzle by key, straight from the
-        driver's cursor: at a thousand runs SQLAlchemy's handling of each row cost more than
-        the query. The attempts are found from the day's puzzles by their unique key."""
-        with self._read_rows() as connection:
-            name = connection.scalar(select(Player.display_name).filter_by(id=player_id))
-            rows = self._sql.official_runs_of.all(connection, {"player_id": player_id})
-            attempts = connection.execute(
-                select(
-                    Puzzle.game,
-                    Puzzle.number,
-                    Attempt.over,
-                    Attempt.run_id,
-                    Run.score,
-                    func.coalesce(Run.official, False),
-                )
-                .join(Attempt, (Attempt.puzzle_id == Puzzle.id) & (Attempt.player_id == player_id))
-                .outerjoin(Run, Run.id == Attempt.run_id)
-                .where(Puzzle.daily_date == day)
-                .order_by(Puzzle.game)
-            ).all()
-        return PlayerSummary(
-            name=name,
-            official_runs=[OfficialRun(*row) for row in rows],
-            attempts=[DayAttempt(*row) for row in attempts],  # type: ignore[arg-type]
-        )

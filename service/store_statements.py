@@ -273,6 +273,7 @@ def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statemen
                 Run.score,
                 Run.tiebreak,
                 Puzzle.optimum,
+                Puzzle.par,
             )
             .join(Puzzle, Puzzle.id == Run.puzzle_id)
             .where(Run.player_id == bindparam("player_id"), Run.official)

@@ -512,6 +512,7 @@ def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_p
     yesterday = daily.today() - timedelta(days=1)
     puzzle = solved_daily(game, yesterday)
     page = open_page("/archive")
+    page.locator("#archive-games").get_by_role("button", name=GAMES[game].title).click()
     page.get_by_role("link", name=f"Play {GAMES[game].title} #{puzzle.number}").click()
     expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
     wait_until_idle(page)
@@ -1241,20 +1242,6 @@ def test_home_shows_todays_puzzles_and_counts_down_to_midnight(site: Site, open_
     assert abs(hours * 3600 + minutes * 60 + seconds - seconds_to_midnight_utc()) < 5
 
 
-def test_the_archive_lists_past_dailies_a_week_at_a_time(site: Site, open_page: OpenPage):
-    number = site.get_json("/api/v1/daily")["puzzles"][0]["number"]
-    page = open_page("/archive")
-    rows = page.locator("#archive-rows tr")
-    if number == 1:
-        expect(rows).to_contain_text("No past dailies yet")
-        return
-    expect(rows).to_have_count(min(7, number - 1))
-    expect(rows.first.get_by_role("link").first).to_have_text(f"#{number - 1}")
-    if number > 8:
-        page.get_by_role("button", name="Show older days").click()
-        expect(rows).to_have_count(min(14, number - 1))
-
-
 def test_practice_opens_any_valid_seed_and_explains_an_invalid_one(open_page: OpenPage):
     page = open_page("/practice")
     page.get_by_label("Game").select_option("rallye-raser")
@@ -1366,3 +1353,74 @@ def test_a_shared_run_previews_with_its_strip_and_its_share_box_fits(
     expect(page.locator("#share-status")).to_contain_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == share["text"]
     screenshot(page, f"share-practice-{width}")
+
+
+def play_daily_by_api(page: Page, puzzle: PuzzleRecord) -> str:
+    """Today's daily played along its witness from the page's browser: the run's id."""
+    assert puzzle.daily_date is not None and puzzle.witness is not None
+    started = page.request.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", data={})
+    attempt = started.json()["attempt"]
+    over = page.request.post(
+        f"/api/v1/attempts/{attempt}/actions", data={"played": 0, "actions": puzzle.witness}
+    )
+    assert over.ok, over.text()
+    return over.json()["run"]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_after_todays_daily_home_shows_the_result_and_the_result_page_the_stats(
+    width: int, open_page: OpenPage, solved_daily: DailyOf
+):
+    puzzle = solved_daily("crazy-rally", daily.today())
+    page = open_page("/me", width)
+    run_id = play_daily_by_api(page, puzzle)
+    page.goto("/")
+    card = page.locator('.puzzle-card[data-game="crazy-rally"]')
+    expect(card.locator(".today-result")).to_contain_text(f"Your result: {puzzle.optimum} points")
+    expect(card.locator(".today-share")).to_contain_text(
+        f"Rally Daily · Crazy Rally #{puzzle.number}"
+    )
+    expect(card.get_by_role("link", name="See your run")).to_have_attribute(
+        "href", f"/runs/{run_id}"
+    )
+    expect(card.get_by_role("link", name=re.compile("^Play"))).to_have_count(0)
+    other = page.locator('.puzzle-card[data-game="rallye-raser"]')
+    expect(other.get_by_role("link", name=re.compile("^Play"))).to_have_count(1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    screenshot(page, f"home-played-{width}")
+    page.goto(f"/runs/{run_id}")
+    panel = page.locator("#stats-panel")
+    expect(panel).to_contain_text("current streak")
+    expect(panel.locator(".stat-figure").nth(1)).to_contain_text("1")
+    screenshot(page, f"result-with-stats-{width}")
+
+
+def test_the_archive_is_a_calendar_whose_days_update_without_a_reload(
+    site: Site, open_page: OpenPage
+):
+    today = daily.today()
+    yesterday = today - timedelta(days=1)
+    page = open_page("/archive", 390)
+    # It opens on the month of the latest past daily.
+    expect(page.locator("#month-title")).to_have_text(yesterday.strftime("%B %Y"))
+    expect(page.locator(f'.cal-day[data-date="{yesterday}"]')).to_have_count(1)
+    # A day some days back (no other test solves it), its optimum computed while the page
+    # is open.
+    day = max(daily.FIRST_DAY, yesterday - timedelta(days=5))
+    if day.month != yesterday.month:
+        page.get_by_role("button", name="Older month").click()
+    expect(page.locator("#month-title")).to_have_text(day.strftime("%B %Y"))
+    cell = page.locator(f'.cal-day[data-date="{day}"]')
+    expect(cell).to_have_class(re.compile("unplayed"))
+    optimum = cell.locator(".cal-optimum")
+    expect(optimum).to_have_text("…")
+    seed = daily.daily_seed(site.env["RALLY_DAILY_KEY"], "crazy-rally", day)
+    job = ("crazy-rally", seed, GAMES["crazy-rally"].rules_version)
+    subprocess.run(
+        [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
+    )
+    solved = site.store.get_puzzle(*job)
+    assert solved is not None and solved.optimum is not None
+    expect(optimum).to_have_text(f"/{solved.optimum}", timeout=30_000)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "archive-calendar-390")

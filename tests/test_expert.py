@@ -64,6 +64,8 @@ RESHUFFLE = {"rallye-raser": rallye_raser_reshuffled, "crazy-rally": crazy_rally
 @games
 @pytest.mark.usefixtures("few_samples")
 def test_hidden_shuffle_never_changes_the_decision(game_name: str):
+    """Other future dice and another order of the undrawn cards (RR-3, RR-7), or of the
+    supply (CR-5), under the same view: the expert decides the same."""
     game = get_game(game_name)
     seed = "hidden-1"
     lengths = (5, 12) if game_name == "crazy-rally" else (3, 20, 41)
@@ -146,6 +148,14 @@ def test_choice_is_legal_and_deterministic(game_name: str):
 def test_the_expert_needs_the_players_memory():
     view = get_game("crazy-rally").view(get_game("crazy-rally").new_game("memory"))
     with pytest.raises(ValueError, match="memory"):
+        choose("crazy-rally", view)
+
+
+def test_the_expert_refuses_a_game_that_is_over():
+    game = get_game("crazy-rally")
+    _, actions = random_playout(game, "over", seeded_chooser("over"))
+    view = list(player_views("crazy-rally", "over", actions))[-1]
+    with pytest.raises(ValueError, match="over"):
         choose("crazy-rally", view)
 
 

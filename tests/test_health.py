@@ -42,7 +42,7 @@ def test_a_healthy_service_answers_200_with_every_solve_queue(make_app, redis_ur
     assert queue["depth"] == 1
     assert queue["queues"] == {
         "solve": 0, "solve-practice": 1, "solve-archive": 0, "solve-coming": 0, "solve-retry": 0,
-        "analysis": 0, "par": 0,
+        "analysis": 0, "par": 0, "solve-backfill": 0,
     }  # fmt: skip
     assert 0 <= queue["oldest_job_age_seconds"] < 60
 

@@ -6,6 +6,7 @@ import io
 import logging
 import os
 import signal
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -30,7 +31,7 @@ from service.queue import (
     solve_queues,
     start_planning,
 )
-from service.store import Store
+from service.store import PuzzleRecord, Store
 from tests.queue_support import work_until_empty
 
 
@@ -131,6 +132,24 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     assert solve_queue(connection, Urgency.COMING).job_ids == [
         job_ids[puzzle.id] for day in days[1:] for puzzle in recorded[day]
     ]
+    # Every past daily from the first day on is recorded and waits behind everything else.
+    past = daily.days_between(daily.FIRST_DAY, today)
+    backfill = [puzzle for day in past for puzzle in job_store.daily_puzzles(day)]
+    assert len(backfill) == len(past) * len(GAMES)
+    assert solve_queue(connection, Urgency.BACKFILL).job_ids == job_ids_of(
+        sorted(backfill, key=lambda puzzle: puzzle.id)
+    )
+
+
+def test_the_archive_days_setting_bounds_the_past_dailies_recorded(
+    job_store: Store, service_env: Config
+):
+    config = replace(service_env, archive_days=3)
+    today = daily.today()
+    assert jobs.record_past_dailies(job_store, config) == 3 * len(GAMES)
+    recorded = {day for _game, day in job_store.recorded_dailies()}
+    assert recorded == {today - timedelta(days=back) for back in (1, 2, 3)}
+    assert jobs.record_past_dailies(job_store, replace(service_env, archive_days=0)) == 0
 
 
 @pytest.mark.processes
@@ -215,3 +234,35 @@ def test_the_planning_chain_runs_on_at_the_next_slot(queue, connection, service_
     work_until_empty(connection, max_jobs=1)  # RQ's scheduler queues the due run first
     assert Job.fetch(next_plan, connection=connection).get_status() == JobStatus.FINISHED
     assert ScheduledJobRegistry(queue=queue).get_job_ids() != [next_plan]
+
+
+# Crazy Rally: solved in well under a second.
+GAME = "crazy-rally"
+
+
+def job_ids_of(puzzles: list[PuzzleRecord]) -> list[str]:
+    return [solve_job_id(p.game, p.seed, p.rules_version) for p in puzzles]
+
+
+@pytest.mark.processes
+def test_an_idle_worker_queues_the_puzzles_that_wait(connection, service_env, job_store: Store):
+    """Puzzles recorded but not queued (a past daily a page showed, a practice seed past
+    its client's cap) are queued by the first heartbeat of a worker with nothing to do, and
+    solved: none waits for the next planning run."""
+    rules = GAMES[GAME].rules_version
+    waiting = [
+        job_store.ensure_puzzle(GAME, "idle-practice", rules),
+        daily.ensure_daily(job_store, service_env.daily_key, GAME, daily.FIRST_DAY),
+    ]
+    queues = solve_queues(connection)
+    worker = jobs.SolveWorker(queues, connection=connection, heartbeat=1)
+    busy = solve_queue(connection, Urgency.COMING)
+    busy.enqueue("service.jobs.plan_dailies")  # while any job waits, the worker sweeps nothing
+    worker.heartbeat()
+    assert not any(solve_queue(connection, u).count for u in (Urgency.PRACTICE, Urgency.BACKFILL))
+    busy.empty()
+    worker.heartbeat()
+    assert solve_queue(connection, Urgency.PRACTICE).job_ids == job_ids_of(waiting[:1])
+    assert solve_queue(connection, Urgency.BACKFILL).job_ids == job_ids_of(waiting[1:])
+    work_until_empty(connection)
+    assert [job_store.get_puzzle_by_id(p.id).status for p in waiting] == ["solved", "solved"]

@@ -150,6 +150,14 @@ def test_me_lists_the_official_runs_with_their_optimum_and_name(
         "mean": 3.0,
         "histogram": [{"distance": 3, "runs": 1}],
     }
+    # Par, once computed, beside the optimum; a run may beat it.
+    api_store.record_par(puzzle.id, par=played["score"] - 2, tiebreak=0, line=[], seconds=1.0)
+    with_par = me(client)
+    assert with_par["runs"][0]["par"] == played["score"] - 2
+    assert with_par["games"][FINISHING_GAME]["to_par"] == {
+        "mean": -2.0,
+        "histogram": [{"distance": -2, "runs": 1}],
+    }
     # Another player's run and a practice run of the same daily are not the caller's.
     play_attempt(client_of(app), puzzle, actions)
     practice = client.post(
@@ -292,7 +300,7 @@ def test_the_store_reads_only_official_runs_newest_day_first(store: Store):
         (DAY, FINISHING_GAME, 9),
         (DAY, OTHER_GAME, None),
     ]
-    assert {(run.score, run.tiebreak) for run in runs} == {(5, 1)}
+    assert {(run.score, run.tiebreak, run.par) for run in runs} == {(5, 1, None)}
     assert store.player_summary("nobody", DAY) == PlayerSummary(None, [], [])
 
 

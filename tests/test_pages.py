@@ -66,6 +66,24 @@ def test_the_api_documentation_is_the_apps_own_openapi_document_rendered(client:
     assert '<a href="/docs/api">API documentation</a>' in client.get("/").get_data(as_text=True)
 
 
+def test_the_api_documentation_describes_the_actions_once_and_links_to_them(
+    client: FlaskClient,
+):
+    page = client.get("/docs/api").get_data(as_text=True)
+    forms = [game.action_forms.items() for game in GAMES.values()]
+    for kind in {kind for items in forms for kind, fields in items if fields}:
+        assert page.count(f"when type is &#34;{kind}&#34;") == 1, kind
+    document = client.get("/api/v1/openapi.json").get_json()
+    carrying = [
+        entry
+        for methods in document["paths"].values()
+        for entry in methods.values()
+        if "actions" in json.dumps(entry.get("requestBody", {}))
+    ]
+    assert carrying
+    assert page.count('href="#schema-Action"') >= len(carrying)
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_how_to_play_draws_example_positions_of_the_engine(client: FlaskClient, game: str):
     page = client.get(f"/how-to-play/{game}").get_data(as_text=True)

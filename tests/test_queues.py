@@ -105,6 +105,7 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
         Urgency.RETRY,
         Urgency.ANALYSIS,
         Urgency.PAR,
+        Urgency.BACKFILL,
     ]
 
 
@@ -221,8 +222,8 @@ def test_a_get_of_a_day_queues_nothing_and_the_sweep_queues_its_dailies_past_any
     make_app, connection, service_env
 ):
     """Reading a day records its dailies (one per game, derived from the key) and queues
-    no work; the planning run's sweep queues them, today's first, whatever the caps on
-    the solves players cause."""
+    no work; the planning run's sweep queues them, today's first and the past day's on
+    the backfill queue, whatever the caps on the solves players cause."""
     app = make_app(
         database=service_env.database_url,
         RALLY_MAX_PENDING_SOLVES="1",
@@ -238,7 +239,7 @@ def test_a_get_of_a_day_queues_nothing_and_the_sweep_queues_its_dailies_past_any
         assert {puzzle["status"] for puzzle in shown.get_json()["puzzles"]} == {"pending"}
     assert queued(connection, Urgency.TODAY) == queued(connection, Urgency.ARCHIVE) == []
     jobs.sweep_pending(store, service_env, connection)
-    for urgency, day in ((Urgency.TODAY, daily.today()), (Urgency.ARCHIVE, past)):
+    for urgency, day in ((Urgency.TODAY, daily.today()), (Urgency.BACKFILL, past)):
         assert sorted(queued(connection, urgency)) == sorted(job_ids_of(store.daily_puzzles(day)))
 
 

@@ -58,6 +58,10 @@ def test_the_share_text_of_todays_daily(game: str, app: Flask, api_store: Store,
         proved=True,
         solve_seconds=1.0,
     )
+    par_tiebreak = -12 if game == "rallye-raser" else 5
+    api_store.record_par(
+        puzzle.id, par=played["score"] - 1, tiebreak=par_tiebreak, line=[], seconds=1.0
+    )
     clock.advance(CACHE_SECONDS)  # the puzzle as it now is
     share = share_of(client_of(app), played["run"])
     title, result, symbols, url = share["text"].split("\n")
@@ -65,11 +69,13 @@ def test_the_share_text_of_todays_daily(game: str, app: Flask, api_store: Store,
     if game == "rallye-raser":
         rounds = -played["tiebreak"]
         optimum = f"optimum {played['score'] + 2} in 9 rounds"
-        assert result == f"{played['score']} points in {rounds} rounds · {optimum}"
+        par = f"par {played['score'] - 1} in 12 rounds"
+        assert result == f"{played['score']} points in {rounds} rounds · {optimum} · {par}"
         assert len(share["marks"]) == rounds
         assert share["marks"][-1] == "finish"
     else:
-        assert result == f"{played['score']} points · optimum {played['score'] + 2}"
+        optimum, par = played["score"] + 2, played["score"] - 1
+        assert result == f"{played['score']} points · optimum {optimum} · par {par}"
         assert len(share["marks"]) == 14  # one per track card
     assert symbols == share["strip"] == "".join(MARKS[mark][0] for mark in share["marks"])
     assert url == share["url"] and url.endswith(f"/runs/{played['run']}")

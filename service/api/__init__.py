@@ -8,7 +8,18 @@ declares its parameters, body and responses once (see service.openapi), which
 both validates requests and builds the OpenAPI document.
 """
 
-from service.api import analyses, attempts, dailies, me, meta, play, puzzles, runs, share, transfer
+from service.api import (
+    analyses,
+    attempts,
+    dailies,
+    me,
+    meta,
+    play,
+    puzzles,
+    runs,
+    share,
+    transfer,
+)
 from service.api.common import API_PREFIX, Services, api, blueprint
 
 __all__ = [

@@ -113,7 +113,11 @@ ME = api.schema(
                         "score": {"type": "integer"},
                         "tiebreak": {"type": "integer"},
                         "optimum": {**NULLABLE_INT, "description": "Null until solved"},
-                        "par": {**NULLABLE_INT, "description": "Null while par is not known"},
+                        "par": {
+                            **NULLABLE_INT,
+                            "description": "Null until computed, or when the expert's own "
+                            "run of the daily does not finish",
+                        },
                     },
                 },
             },
@@ -127,7 +131,6 @@ ME = api.schema(
         },
     },
 )
-NO_DISTANCES = Distances(None, {})
 
 
 def _run_json(run: OfficialRun) -> dict[str, Any]:
@@ -139,7 +142,7 @@ def _run_json(run: OfficialRun) -> dict[str, Any]:
         "score": run.score,
         "tiebreak": run.tiebreak,
         "optimum": run.optimum,
-        "par": None,
+        "par": run.par,
     }
 
 
@@ -170,7 +173,7 @@ def _stats_json(stats: GameStats) -> dict[str, Any]:
         "current_streak": stats.streaks.current,
         "best_streak": stats.streaks.best,
         "to_optimum": _distances_json(stats.to_optimum),
-        "to_par": _distances_json(NO_DISTANCES),
+        "to_par": _distances_json(stats.to_par),
     }
 
 
@@ -184,7 +187,7 @@ def get_me() -> Response:
     """The player in the request's cookie: their name, their attempts of today's dailies,
     their official runs (the newest day first) and each game's current and best streak,
     days played and distance to the optimum and to par. A caller without a cookie has no
-    runs. Par is null until it is known."""
+    runs."""
     player = players.current_player_id()
     today = daily.today()
     summary = (

@@ -69,7 +69,8 @@ def share_facts(run: RunRecord, puzzle_id: int) -> ShareFacts:
         tiebreak=run.tiebreak,
         optimum=puzzle.optimum,
         optimum_tiebreak=puzzle.tiebreak,
-        par=None,
+        par=puzzle.par,
+        par_tiebreak=puzzle.par_tiebreak,
         marks=strip(puzzle.game, puzzle.seed, run.actions),
         url=run_url(run.id),
     )

@@ -1,33 +1,22 @@
 // Home: today's puzzle of each game and the countdown to the next ones.
 import { api } from "./api.js";
-import { attemptStarted, dailyKey, submittedRuns } from "./storage.js";
+import { history } from "./history.js";
+import { attemptOf, statusBadge, todayResult } from "./today.js";
 import { tiebreakRule } from "./tiebreaks.js";
 import { clear, dailyUrl, gameTitle, h, optimumSummary, say } from "./ui.js";
 import { playerCount } from "./puzzles.js";
 
 const section = document.getElementById("today");
 
-// The run today's attempt became, as far as this device knows it (official when it finished).
-const attemptRun = (puzzle) => submittedRuns(dailyKey(puzzle.game, puzzle.date))[0];
-
-function yourStatus(puzzle) {
-  const run = attemptRun(puzzle);
-  if (run) {
-    return h("a", { href: `/runs/${encodeURIComponent(run.id)}`, class: "badge done" },
-      `✓ Played: ${run.score ?? "did not finish"}`);
-  }
-  if (attemptStarted(dailyKey(puzzle.game, puzzle.date))) return h("span", { class: "badge todo" }, "◐ In progress");
-  return h("span", { class: "badge todo" }, "○ Not played yet");
-}
-
-// Fill the game's card (drawn by the page) with today's puzzle.
-function showPuzzle(puzzle, players) {
+// Fill the game's card (drawn by the page) with today's puzzle. Your attempt, as the
+// server knows it, decides the rest: over, your result and its share; started,
+// "Continue"; else "Play".
+function showPuzzle(puzzle, players, attempt) {
   const card = section.querySelector(`.puzzle-card[data-game="${puzzle.game}"]`);
   if (!card) return;
-  const played = Boolean(attemptRun(puzzle));
-  const verb = played ? "See your run" : attemptStarted(dailyKey(puzzle.game, puzzle.date)) ? "Continue" : "Play";
+  const verb = attempt ? "Continue" : "Play";
   const title = gameTitle(puzzle.game);
-  clear(card.querySelector(".status"), yourStatus(puzzle));
+  clear(card.querySelector(".status"), statusBadge(attempt));
   clear(card.querySelector(".puzzle-body"),
     h("dl", { class: "facts" },
       h("dt", {}, "Puzzle"), h("dd", {}, `#${puzzle.number}`),
@@ -35,8 +24,9 @@ function showPuzzle(puzzle, players) {
       h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumSummary(puzzle)),
       h("dt", {}, "Tie-break"), h("dd", {}, tiebreakRule(puzzle.game).replace("Tie-break: ", "")),
       h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
+    attempt?.over ? todayResult(attempt) : null,
     h("div", { class: "row" },
-      h("a", { class: "button primary", href: dailyUrl(puzzle.game, puzzle.date), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),
+      attempt?.over ? null : h("a", { class: "button primary", href: dailyUrl(puzzle.game, puzzle.date), "aria-label": `${verb}: ${title} #${puzzle.number}` }, verb),
       h("a", { class: "button", href: `/how-to-play/${puzzle.game}`, "aria-label": `How to play ${title}` }, "How to play")));
 }
 
@@ -46,9 +36,10 @@ function playersText(count) {
 
 async function showToday() {
   try {
-    const daily = await api.daily();
+    // Without an answer about you, the cards still show the puzzles (and "Play").
+    const [daily, me] = await Promise.all([api.daily(), history.me().catch(() => null)]);
     const counts = await Promise.all(daily.puzzles.map((p) => playerCount(p).catch(() => null)));
-    daily.puzzles.forEach((puzzle, i) => showPuzzle(puzzle, counts[i]));
+    daily.puzzles.forEach((puzzle, i) => showPuzzle(puzzle, counts[i], attemptOf(me, puzzle.game)));
   } catch (error) {
     say(`Today's puzzles could not be loaded. ${error.message}`);
   } finally {

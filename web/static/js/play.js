@@ -8,7 +8,7 @@
 // page then says when it opens, since no one may replay today's daily before then.
 import { api, puzzleApi } from "./api.js";
 import {
-  dailyKey, forgetActions, recordAttempt, recordRun, recordTestRound, saveActions, saveName, savedActions, savedName,
+  dailyKey, forgetActions, recordTestRound, saveActions, saveName, savedActions, savedName,
   seedKey, testRoundSeen,
 } from "./storage.js";
 import { tiebreakRule, tiebreakText } from "./tiebreaks.js";
@@ -92,9 +92,7 @@ function attemptSession() {
   return {
     get played() { return played; },
     async resume() {
-      const state = adopt(await withRetries(() => api.attempt(date, game, savedName())));
-      recordAttempt(dailyKey(game, date));
-      return state;
+      return adopt(await withRetries(() => api.attempt(date, game, savedName())));
     },
     // The answer is the attempt as it stands, also when it is a 409 or the answer to a
     // resent request: moves played elsewhere meanwhile are shown, and said.
@@ -173,7 +171,6 @@ const opening = (when) => (when
 // saying when the day's lines open (kept up to date while the page stays open).
 const FINISHES = {
   daily(state) {
-    if (state.run) recordRun(dailyKey(game, date), { id: state.run, score: state.score, official: state.finished });
     const outcome = state.finished
       ? `Your official run scored ${scoreText(state)}. See where it stands.`
       : "The race ended without reaching the finish, so your official run has no score.";
@@ -238,7 +235,6 @@ async function submit(event) {
   button.disabled = true;
   try {
     const run = await api.submit(game, seed, session.actions, name || undefined);
-    recordRun(seedKey(game, seed), run);
     forgetActions(seedKey(game, seed));
     window.location.assign(`/runs/${encodeURIComponent(run.id)}`);
   } catch (error) {

@@ -11,6 +11,7 @@ import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { compareLines } from "./compare.js";
 import { createReplay } from "./replay.js";
 import { showShare } from "./share.js";
+import { showStatsPanel } from "./stats.js";
 import { tiebreakHeading, tiebreakRule } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
@@ -168,6 +169,10 @@ function showAsMine(run, puzzle) {
   text("result-title", puzzleName(run));
   text("score-label", "Your score");
   showShare(run.id).catch((error) => say(`The share text could not be made. ${error.message}`));
+  if (puzzle.number) {
+    showStatsPanel(document.getElementById("stats-panel"), run.game)
+      .catch((error) => say(`Your stats could not be loaded. ${error.message}`));
+  }
   offerName(document.getElementById("name-panel"));
   const again = document.getElementById("play-again");
   if (lineHidden(puzzle)) {

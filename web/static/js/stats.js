@@ -1,5 +1,6 @@
 // The player's stats from GET /api/v1/me, game by game: days played, current and best
 // streak, and how far below the optimum (and par) their official runs scored.
+import { history } from "./history.js";
 import { gameTitle, h, clear } from "./ui.js";
 
 const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
@@ -27,9 +28,9 @@ function distanceBars(distances, target) {
 }
 
 // One game's stats as a panel section.
-export function gameStats(game, stats) {
+export function gameStats(game, stats, heading = gameTitle(game), ...after) {
   return h("section", { class: "panel game-stats", "aria-label": `${gameTitle(game)} stats`, dataset: { game } },
-    h("h2", {}, gameTitle(game)),
+    h("h2", {}, heading),
     h("div", { class: "stat-figures" },
       figure("days played", stats.days_played),
       figure("current streak", stats.current_streak),
@@ -38,10 +39,19 @@ export function gameStats(game, stats) {
     stats.days_played
       ? [h("h3", {}, "Points below the optimum"), distanceBars(stats.to_optimum, "the optimum")]
       : h("p", { class: "muted" }, "No daily finished on its day yet: your streak starts with today's."),
-    stats.to_par.histogram.length ? [h("h3", {}, `Points below par (mean ${mean(stats.to_par)})`), distanceBars(stats.to_par, "par")] : null);
+    stats.to_par.histogram.length ? [h("h3", {}, `Points below par (mean ${mean(stats.to_par)})`), distanceBars(stats.to_par, "par")] : null,
+    after);
 }
 
 // Every game's stats (or only games) into root.
 export function showStats(root, me, games = Object.keys(me.games)) {
   clear(root, games.map((game) => gameStats(game, me.games[game])));
+}
+
+// The stats panel after a daily: the player's stats of its game, from the server.
+export async function showStatsPanel(root, game) {
+  const me = await history.me();
+  clear(root, gameStats(game, me.games[game], `Your ${gameTitle(game)} stats`,
+    h("p", {}, h("a", { href: "/me" }, "All your stats"))));
+  root.hidden = false;
 }

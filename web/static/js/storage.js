@@ -1,6 +1,7 @@
 // What the browser keeps between visits: the action list of every practice race in
-// progress (so a reload never loses one), the daily attempts this device started and
-// the runs it finished. A daily's own moves live on the server, in its attempt.
+// progress (so a reload never loses one), the name it plays under and the test rounds
+// it has shown. A daily's own moves live on the server, in its attempt, and a player's
+// runs, results and streaks too (GET /api/v1/me).
 const PREFIX = "rally-daily:";
 
 function read(key, fallback) {
@@ -47,17 +48,6 @@ export function forgetActions(key) {
   forget(`actions:${key}`);
 }
 
-export function submittedRuns(key) {
-  const runs = read(`runs:${key}`, []);
-  return Array.isArray(runs) ? runs : [];
-}
-
-export function recordRun(key, run) {
-  if (submittedRuns(key).some((entry) => entry.id === run.id)) return;
-  const entry = { id: run.id, score: run.score, official: Boolean(run.official), at: Date.now() };
-  write(`runs:${key}`, [...submittedRuns(key), entry]);
-}
-
 // The name this device puts on the leaderboard.
 export function savedName() {
   const name = read("name", "");
@@ -66,15 +56,6 @@ export function savedName() {
 
 export function saveName(name) {
   write("name", name);
-}
-
-// Daily attempts started here: enough for the home page to say "in progress".
-export function attemptStarted(key) {
-  return Boolean(read(`attempt:${key}`, false));
-}
-
-export function recordAttempt(key) {
-  write(`attempt:${key}`, true);
 }
 
 // Whether this device has shown a daily's test round (its track is shown once only).
