@@ -50,6 +50,7 @@ class Operation:
     parameters: list[Schema]
     body: Node | None
     answers: list[tuple[str, str, Node | None]]
+    errors: list[str]  # the error statuses it may answer, each described once on the page
 
 
 def _type_words(schema: Schema) -> str:
@@ -105,12 +106,30 @@ def _body(entry: Schema) -> Node | None:
     return Node(node.summary, node.ref, body.get("description", ""), node.fields)
 
 
+def _is_error(status: str) -> bool:
+    return int(status) >= 400
+
+
 def _answers(entry: Schema) -> list[tuple[str, str, Node | None]]:
     answers = []
     for status, answer in entry["responses"].items():
+        if _is_error(status):
+            continue
         schema = answer.get("content", {}).get("application/json", {}).get("schema")
         answers.append((status, answer["description"], describe(schema) if schema else None))
     return answers
+
+
+def errors(document: Schema) -> list[tuple[str, str]]:
+    """Every error status the API answers, with its description (the same for every
+    operation, so the page gives it once)."""
+    found: dict[str, str] = {}
+    for methods in document["paths"].values():
+        for entry in methods.values():
+            for status, answer in entry["responses"].items():
+                if _is_error(status):
+                    found.setdefault(status, answer["description"])
+    return sorted(found.items())
 
 
 def operations(document: Schema) -> list[Operation]:
@@ -129,6 +148,7 @@ def operations(document: Schema) -> list[Operation]:
                     parameters=entry.get("parameters", []),
                     body=_body(entry),
                     answers=_answers(entry),
+                    errors=sorted(status for status in entry["responses"] if _is_error(status)),
                 )
             )
     return found

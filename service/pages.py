@@ -212,6 +212,7 @@ def api_reference() -> str:
         base=document["servers"][0]["url"],
         operations=api_docs.operations(document),
         schemas=api_docs.schemas(document),
+        errors=api_docs.errors(document),
         describe=api_docs.describe,
     )
 
