@@ -77,6 +77,11 @@ log = logging.getLogger(__name__)
 # Why a worker queues the pending puzzles, when its connection to Redis is made again.
 REDIS_BACK = "Redis is back"
 REDIS_RETRY_SECONDS = 1.0
+# A scheduler renews its lock every second, and Redis tells a lock's time to live in
+# whole seconds, rounded: silent for less than this it may be alive, only busy or
+# starved of a core. (At a heartbeat of a second, one second would take a live
+# scheduler over every few beats, restarting it each time.)
+SCHEDULER_SILENT_SECONDS = 5
 
 _stores: dict[tuple[int, str], Store] = {}
 
@@ -431,8 +436,8 @@ class SolveWorker(Worker):
         scheduler here with every lock it can take."""
         if self.scheduler is not None:
             names = self.queue_names()
-            interval = self.job_monitoring_interval
-            if release_silent_scheduler_locks(self.connection, names, interval):
+            silent = max(self.job_monitoring_interval, SCHEDULER_SILENT_SECONDS)
+            if release_silent_scheduler_locks(self.connection, names, silent):
                 # A scheduler running here holds only some queues' locks, and would take
                 # the others only minutes later: stopped, it is started again below.
                 self.stop_scheduler()

@@ -396,7 +396,11 @@ def check_own_result(page: Page, game: str, puzzle: PuzzleRecord) -> None:
     title, result, _strip, _link = shared.split("\n")
     assert title == f"Rally Daily · {GAMES[game].title} #{puzzle.number}"
     rounds = f" in {-puzzle.tiebreak} rounds" if game == "rallye-raser" else ""
-    assert result == f"{puzzle.optimum} points{rounds} · optimum {puzzle.optimum}{rounds}"
+    # Today's daily is solved with its par, in one job.
+    assert puzzle.par is not None and puzzle.par_tiebreak is not None
+    par_rounds = f" in {-puzzle.par_tiebreak} rounds" if game == "rallye-raser" else ""
+    optimum = f"optimum {puzzle.optimum}{rounds}"
+    assert result == f"{puzzle.optimum} points{rounds} · {optimum} · par {puzzle.par}{par_rounds}"
     assert puzzle.seed not in shared
 
 
