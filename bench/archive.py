@@ -14,11 +14,7 @@ each queue along the way, and the load average.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from datetime import date
 from pathlib import Path
@@ -27,8 +23,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 # Run as a script, bench/ would come first on the path (and bench/solver.py shadow the package).
 sys.path.insert(0, str(BENCH_DIR.parent))
 
-from bench.first_practice import get_json, load_average, wait_until_healthy  # noqa: E402
-from bench.load import BENCH_DAILY_KEY, HOST, free_ports  # noqa: E402
+from bench.first_practice import fresh_service, get_json, load_average  # noqa: E402
 from service import daily  # noqa: E402
 
 POLL_SECONDS = 5.0
@@ -99,26 +94,8 @@ def main() -> None:
     parser.add_argument("--seed", default="bench-archive-practice")
     options = parser.parse_args()
     print(f"load average before: {load_average()}")
-    with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
-        (port,) = free_ports(1)
-        env = {
-            **os.environ,
-            "RALLY_INSTANCE_PATH": str(Path(folder) / "i"),
-            "RALLY_DAILY_KEY": BENCH_DAILY_KEY,
-        }
-        env.pop("REDIS_URL", None)
-        env.pop("DATABASE_URL", None)
-        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-        serve = subprocess.Popen(
-            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        try:
-            base = f"http://{HOST}:{port}"
-            wait_until_healthy(base)
-            watch(base, options.seed)
-        finally:
-            serve.send_signal(signal.SIGTERM)
-            serve.wait(60)
+    with fresh_service() as base:
+        watch(base, options.seed)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,7 +89,10 @@ def time_first_practice(base: str, game: str, seed: str) -> Round:
     return Round(solved_after, health["checks"]["queue"]["queues"])
 
 
-def one_round(game: str, seed: str) -> Round:
+@contextmanager
+def fresh_service() -> Iterator[str]:
+    """`rally serve` on its embedded defaults in a fresh instance folder, under the bench's
+    daily key; its address, once /healthz answers."""
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
         (port,) = free_ports(1)
         env = {
@@ -104,10 +109,15 @@ def one_round(game: str, seed: str) -> Round:
         try:
             base = f"http://{HOST}:{port}"
             wait_until_healthy(base)
-            return time_first_practice(base, game, seed)
+            yield base
         finally:
             serve.send_signal(signal.SIGTERM)
             serve.wait(60)
+
+
+def one_round(game: str, seed: str) -> Round:
+    with fresh_service() as base:
+        return time_first_practice(base, game, seed)
 
 
 def load_average() -> str:

@@ -34,7 +34,13 @@ import sqlalchemy  # noqa: E402
 from flask.testing import FlaskClient  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from bench.leaderboard import database, libpq_url, time_get, timed  # noqa: E402
+from bench.leaderboard import (  # noqa: E402
+    RUN_COLUMNS,
+    database,
+    libpq_url,
+    time_get,
+    timed,
+)
 from bench.load import GAME, finished_actions  # noqa: E402
 from puzzles import GAMES  # noqa: E402
 from service import daily  # noqa: E402
@@ -63,17 +69,6 @@ PUZZLE_COLUMNS = (
     "tiebreak",
     "created_at",
     "updated_at",
-)
-RUN_COLUMNS = (
-    "id",
-    "puzzle_id",
-    "player_id",
-    "actions",
-    "score",
-    "tiebreak",
-    "finished",
-    "official",
-    "created_at",
 )
 
 
