@@ -35,6 +35,7 @@ import os
 import signal
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from datetime import timedelta
 from types import FrameType, TracebackType
 from typing import Any, cast
@@ -82,6 +83,8 @@ REDIS_RETRY_SECONDS = 1.0
 # starved of a core. (At a heartbeat of a second, one second would take a live
 # scheduler over every few beats, restarting it each time.)
 SCHEDULER_SILENT_SECONDS = 5
+# A scheduler checks for a stop request every second: this is ample.
+SCHEDULER_STOP_SECONDS = 10
 
 _stores: dict[tuple[int, str], Store] = {}
 
@@ -449,6 +452,25 @@ class SolveWorker(Worker):
     def runs_scheduler(self) -> bool:
         process = self.scheduler._process if self.scheduler is not None else None
         return process is not None and process.is_alive()
+
+    def stop_scheduler(self) -> None:
+        """RQ's stop of the scheduler process (SIGTERM, then join), bounded: a scheduler
+        forked while another thread held a lock it needs (logging's, say) never gets to its
+        loop, and RQ would wait on it for good, holding the worker (its upkeep or its
+        exit). Still running after SCHEDULER_STOP_SECONDS, it is killed."""
+        process = self.scheduler._process if self.scheduler is not None else None
+        if process is None or process.pid is None:
+            return
+        with suppress(OSError):
+            os.kill(process.pid, signal.SIGTERM)
+        process.join(SCHEDULER_STOP_SECONDS)
+        if process.is_alive():
+            log.warning(
+                "RQ's scheduler (pid %d) did not stop within %d s: killed",
+                process.pid, SCHEDULER_STOP_SECONDS,
+            )  # fmt: skip
+            process.kill()
+            process.join()
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_requested = True

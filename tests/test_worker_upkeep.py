@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import signal
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 import redis
@@ -120,6 +124,33 @@ def test_a_worker_takes_over_the_scheduler_of_a_dead_one(
     lines = [record.getMessage() for record in ours(caplog)]
     assert any("killed has been silent" in line for line in lines)
     assert any(line == f"worker {worker.name} runs RQ's scheduler now" for line in lines)
+
+
+def deaf_to_sigterm(ready: Any) -> None:
+    """A scheduler stuck before its loop: SIGTERM does not end it."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ready.set()
+    time.sleep(60)
+
+
+def test_a_scheduler_that_does_not_stop_is_killed(
+    connection: redis.Redis, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(jobs, "SCHEDULER_STOP_SECONDS", 1)
+    worker = jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=HEARTBEAT)
+    worker._start_scheduler()
+    assert worker.scheduler is not None
+    worker.stop_scheduler()
+    context = multiprocessing.get_context("fork")
+    ready = context.Event()
+    stuck = context.Process(target=deaf_to_sigterm, args=(ready,))
+    stuck.start()
+    assert ready.wait(30)
+    worker.scheduler._process = stuck
+    with caplog.at_level(logging.WARNING, logger="service"):
+        worker.stop_scheduler()
+    assert not stuck.is_alive()
+    assert any("did not stop within 1 s: killed" in r.getMessage() for r in ours(caplog))
 
 
 def abandon(job: Job, connection: redis.Redis) -> None:
