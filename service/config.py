@@ -168,6 +168,10 @@ def secure_instance_folder(instance_path: Path) -> None:
                 path.chmod(0o700 if path.is_dir() else 0o600)
 
 
+# A week of dailies is committed to and solved ahead of its days.
+DEFAULT_DAYS_AHEAD = 7
+
+
 @dataclass(frozen=True)
 class Config:
     """The service's settings; `Config.from_env()` reads them."""
@@ -219,6 +223,9 @@ class Config:
     # Past days whose dailies the service solves of its own accord, back from yesterday;
     # None: every day since the first daily.
     archive_days: int | None
+    # Days after today whose dailies are recorded, committed to and solved in advance: at
+    # least one, so that tomorrow's commitment is published before its day starts.
+    days_ahead: int
 
     @property
     def redis_socket(self) -> Path:
@@ -290,4 +297,5 @@ class Config:
                 if env.get("RALLY_ARCHIVE_DAYS")
                 else None
             ),
+            days_ahead=_int_setting(env, "RALLY_DAYS_AHEAD", DEFAULT_DAYS_AHEAD),
         )

@@ -21,8 +21,6 @@ from service.store import PuzzleRecord, Store
 
 # Puzzle number 1 is the daily of this date.
 FIRST_DAY = date(2026, 11, 1)
-# Days ahead of today that the scheduled job generates, so a day never starts unsolved.
-DAYS_AHEAD = 7
 # The shape of a daily's seed (daily_seed): its date, then 16 hex digits.
 DAILY_SEED = re.compile(r"d(\d{8})-[0-9a-f]{16}")
 
@@ -86,7 +84,7 @@ def puzzle_number(day: date) -> int:
     return (day - FIRST_DAY).days + 1
 
 
-def upcoming_days(first: date, days_ahead: int = DAYS_AHEAD) -> list[date]:
+def upcoming_days(first: date, days_ahead: int) -> list[date]:
     """first and the days_ahead days after it."""
     return [first + timedelta(days=offset) for offset in range(days_ahead + 1)]
 

@@ -12,8 +12,8 @@
 - `analyse_run` grades the decisions of a run whose analysis a player asked
   for, bounded by RALLY_ANALYSIS_TIMEOUT, and stores it (or why it failed) once.
 - `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
-  today's and the next seven days' dailies, and every past daily from the first day
-  on that is not recorded yet (a fresh install's archive), and queues every pending
+  today's and the coming days' dailies (RALLY_DAYS_AHEAD), and every past daily from
+  the first day on that is not recorded yet (a fresh install's archive), and queues every pending
   puzzle (the sweep that also picks up puzzles requested while Redis was down), and
   the par of every one of the coming dailies solved without one, each
   in the queue of its urgency now: the coming days' dailies wait behind the
@@ -369,7 +369,7 @@ def plan_dailies() -> int:
     schedule_next_plan(queue, config)  # first: a failure below keeps the chain
     dailies = [
         puzzle
-        for day in daily.upcoming_days(daily.today())
+        for day in daily.upcoming_days(daily.today(), config.days_ahead)
         for puzzle in daily.ensure_dailies(store, config.daily_key, day)
     ]
     failed = [puzzle for puzzle in dailies if puzzle.status == "failed"]

@@ -25,6 +25,7 @@ from solver import SolveResult, solve
 from tests.api_support import (
     DAILY_KEY,
     FINISHING_GAME,
+    AppFactory,
     client_of,
     finished_run,
     over_run,
@@ -125,11 +126,17 @@ def test_an_earlier_date_has_its_own_puzzles_with_their_seeds_revealed(client: F
         )
 
 
-def test_the_coming_dailies_publish_their_commitments_only(client: FlaskClient, api_store: Store):
+@pytest.mark.parametrize("days_ahead", [3, 7])
+def test_the_coming_dailies_publish_their_commitments_only(make_app: AppFactory, days_ahead: int):
+    """Those of the days RALLY_DAYS_AHEAD covers (a week by default)."""
+    app = make_app(**({} if days_ahead == 7 else {"RALLY_DAYS_AHEAD": str(days_ahead)}))
+    api_store = app.extensions["rally"].store
     today = daily.today()
-    coming = [todays_daily(api_store, FINISHING_GAME, today + timedelta(days=n)) for n in (1, 7)]
-    todays_daily(api_store, FINISHING_GAME, today + timedelta(days=8))  # beyond the week
-    body = client.get("/api/v1/daily/upcoming").get_json()
+    coming = [
+        todays_daily(api_store, FINISHING_GAME, today + timedelta(days=n)) for n in (1, days_ahead)
+    ]
+    todays_daily(api_store, FINISHING_GAME, today + timedelta(days=days_ahead + 1))  # beyond
+    body = client_of(app).get("/api/v1/daily/upcoming").get_json()
     assert body["puzzles"] == [
         {
             "game": puzzle.game,

@@ -59,11 +59,24 @@ def test_today_is_the_utc_date():
     assert today in {before, datetime.now(UTC).date()}
 
 
-def test_upcoming_days_cover_today_and_the_next_seven():
-    days = daily.upcoming_days(DAY)
+def test_upcoming_days_cover_today_and_the_days_ahead():
+    days = daily.upcoming_days(DAY, 7)
     assert days[0] == DAY
     assert days[-1] == date(2026, 12, 7)
     assert len(days) == 8
+
+
+@pytest.mark.parametrize(("value", "days_ahead"), [("", 7), ("1", 1), ("14", 14)])
+def test_the_days_ahead_default_to_a_week(value: str, days_ahead: int, instance_path: Path):
+    env = {"RALLY_INSTANCE_PATH": str(instance_path), "RALLY_DAYS_AHEAD": value}
+    assert Config.from_env(env).days_ahead == days_ahead
+
+
+def test_no_fewer_than_one_day_ahead_is_accepted(instance_path: Path):
+    """Tomorrow's commitment must be published before tomorrow starts."""
+    env = {"RALLY_INSTANCE_PATH": str(instance_path), "RALLY_DAYS_AHEAD": "0"}
+    with pytest.raises(ConfigError, match="RALLY_DAYS_AHEAD must be at least 1, not 0"):
+        Config.from_env(env)
 
 
 def test_ensure_dailies_records_one_pending_puzzle_per_game(store: Store):

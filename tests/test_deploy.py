@@ -214,7 +214,7 @@ def test_migrate_web_and_worker_run_against_postgres_and_redis(
         assert stop(web) == 0
         assert stop(worker) == 0
 
-    days = daily.upcoming_days(daily.today())
+    days = daily.upcoming_days(daily.today(), Config.from_env(env_of("worker")).days_ahead)
     with Store(database_url) as store:
         recorded = [puzzle for day in days for puzzle in store.daily_puzzles(day)]
     assert len(recorded) == len(days) * len(GAMES)

@@ -22,6 +22,7 @@ from flask.testing import FlaskClient
 from puzzles import GAMES, get_game
 from service import daily
 from service.clock import Clock
+from service.config import Config, ConfigError
 from service.jobs import store_solution
 from service.players import COOKIE_NAME
 from service.store import PuzzleRecord, Store
@@ -98,8 +99,6 @@ def test_a_daily_is_committed_ahead_hidden_on_its_day_and_revealed_after(
 
 
 def test_keys_shorter_than_32_bytes_are_refused(tmp_path):
-    from service.config import Config, ConfigError
-
     for name in ("RALLY_SECRET_KEY", "RALLY_DAILY_KEY"):
         with pytest.raises(ConfigError, match=f"{name} .* is 5 bytes long: use at least 32"):
             Config.from_env({"RALLY_INSTANCE_PATH": str(tmp_path), name: "short"})
@@ -453,7 +452,7 @@ def test_a_working_worker_logs_no_seed_of_a_coming_daily(
             stop_process(worker, 60)
     logged = log_path.read_text()
     today = daily.today()
-    for day in daily.upcoming_days(today):
+    for day in daily.upcoming_days(today, Config.from_env(env).days_ahead):
         for game in GAMES:
             seed = daily.daily_seed(KEY, game, day)
             assert seed not in logged

@@ -117,7 +117,7 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     job_store.record_failure(failed_today.id, "the solver of an older release failed")
     start_planning(queue, service_env)
     work_until_empty(connection, max_jobs=1)
-    days = daily.upcoming_days(today)
+    days = daily.upcoming_days(today, service_env.days_ahead)
     recorded = {day: job_store.daily_puzzles(day) for day in days}
     assert sum(map(len, recorded.values())) == len(days) * len(GAMES)
     job_ids = {

@@ -121,7 +121,7 @@ def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_c
     job_store.ensure_puzzle(GAME, "practice-after-planning", RULES)
     assert request_solve(GAME, "practice-after-planning", service_env, daily_date=None)
     todays = job_ids_of(job_store.daily_puzzles(today))
-    coming_days = daily.upcoming_days(today)[1:]
+    coming_days = daily.upcoming_days(today, service_env.days_ahead)[1:]
     coming = job_ids_of([p for day in coming_days for p in job_store.daily_puzzles(day)])
     assert len(coming) == len(coming_days) * len(GAMES)
 

@@ -199,12 +199,12 @@ def get_today() -> Response:
     responses={200: Answer("The coming days' dailies recorded so far", UPCOMING)},
 )
 def get_upcoming() -> Response:
-    """The dailies recorded for the coming days (up to a week ahead), each with its
+    """The dailies recorded for the coming days (RALLY_DAYS_AHEAD, a week), each with its
     commitment sha256("<game>:<rules_version>:<seed>"): after its day, the revealed seed
     can be checked against it."""
     today = daily.today()
     entries: list[dict[str, Any]] = []
-    for offset in range(1, daily.DAYS_AHEAD + 1):
+    for offset in range(1, services().config.days_ahead + 1):
         day = today + timedelta(days=offset)
         for puzzle in services().store.daily_puzzles(day):
             if puzzle.game in GAMES and puzzle.rules_version == GAMES[puzzle.game].rules_version:
