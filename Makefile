@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 # pytest-xdist workers; each starts its own Redis and PostgreSQL (tests/fixtures/servers.py).
+# They take tests one at a time, longest first (tests/conftest.py), so none ends long after
+# the others.
 TEST_WORKERS ?= 3
 # The tests `make check` leaves out (markers registered in pyproject.toml).
 CHECK_MARKERS := not browser and not processes and not slow
@@ -66,7 +68,7 @@ check: lint postgresql
 	$(BIN)/python -m pytest -n 2 -m "$(CHECK_MARKERS)"
 
 test: lint chromium nginx postgresql
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 1
 
 bench: install
 	$(BIN)/python -m bench.engine

@@ -112,8 +112,9 @@ def test_a_daily_is_solved_with_its_par_in_one_job(connection, service_env, job_
     enqueue_solve(solve_queue(connection), service_env, GAME, puzzle.seed, RULES)
     work_until_empty(connection, max_jobs=1)
     stored = job_store.get_puzzle_by_id(puzzle.id)
+    outcome = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES), connection=connection)
     assert stored.status == "solved"
-    assert stored.has_par and stored.par is not None
+    assert stored.has_par and stored.par is not None, outcome.return_value()
     assert stored.par <= stored.optimum
     final = GAMES[GAME].replay(puzzle.seed, stored.par_line)
     assert (GAMES[GAME].score(final), GAMES[GAME].tiebreak(final)) == (
