@@ -72,7 +72,7 @@ from service.worker_upkeep import (
     retry_abandoned_job_at_once,
 )
 from solver import SolveResult, solve
-from solver.expert import analyse, par
+from solver.expert import analyse, par, par_result
 
 log = logging.getLogger(__name__)
 # Why a worker queues the pending puzzles, when its connection to Redis is made again.
@@ -189,7 +189,7 @@ def checked_par(puzzle: PuzzleRecord, found: Mapping[str, Any]) -> None:
     """Raise ParMismatchError unless the par run replays to exactly its claimed result."""
     engine = get_game(puzzle.game)
     final = engine.replay(puzzle.seed, found["actions"])
-    reached = (engine.score(final), engine.tiebreak(final))
+    reached = par_result(engine, final)
     if not engine.is_over(final) or reached != (found["par"], found["par_tiebreak"]):
         raise ParMismatchError(
             f"the par run replays to {reached}, not {found['par'], found['par_tiebreak']}"

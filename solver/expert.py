@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any
 
 from puzzles import get_game
-from puzzles.base import Action, State
+from puzzles.base import Action, Game, State
 from puzzles.playout import play_out
 from solver.core import solve
 
@@ -194,6 +194,13 @@ def choose(game_name: str, view: dict[str, Any], rng_seed: int = 0) -> Action:
     return found.actions[_measure(game_name, found)[0]]
 
 
+def par_result(game: Game, final: State) -> tuple[int | None, int | None]:
+    """The par and its tie-break of the expert's run ending in final: (None, None) for a run
+    that did not finish, since a tie-break only orders equal scores."""
+    score = game.score(final)
+    return score, None if score is None else game.tiebreak(final)
+
+
 def par(game_name: str, seed: str) -> dict[str, Any]:
     """The expert's own run on the seed: {"par", "par_tiebreak", "actions", "seconds"}."""
     game = get_game(game_name)
@@ -207,10 +214,10 @@ def par(game_name: str, seed: str) -> dict[str, Any]:
         return action
 
     _, actions = play_out(game, game.new_game(seed), policy)
-    replayed = game.replay(seed, actions)  # the engine's own word on the run
+    score, tiebreak = par_result(game, game.replay(seed, actions))  # the engine's own word
     return {
-        "par": game.score(replayed),
-        "par_tiebreak": game.tiebreak(replayed) if game.score(replayed) is not None else None,
+        "par": score,
+        "par_tiebreak": tiebreak,
         "actions": actions,
         "seconds": round(time.perf_counter() - started, 3),
     }

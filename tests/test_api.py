@@ -37,7 +37,7 @@ GAME_NAMES = sorted(GAMES)
 games = pytest.mark.parametrize("game_name", GAME_NAMES)
 PUZZLE_KEYS = {
     "game", "seed", "number", "date", "rules_version", "status", "optimum", "tiebreak", "par",
-    "par_tiebreak",
+    "par_tiebreak", "par_computed",
     "commitment", "line_opens_at",
 }  # fmt: skip
 PRACTICE_SEED = "api-practice"
@@ -222,6 +222,7 @@ def test_a_new_seed_asked_for_is_recorded_pending_and_queued_for_solving(
         "tiebreak": None,
         "par": None,
         "par_tiebreak": None,
+        "par_computed": False,
         "commitment": daily.commitment(game_name, rules_version, PRACTICE_SEED),
         "line_opens_at": None,
     }

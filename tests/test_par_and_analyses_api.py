@@ -53,14 +53,23 @@ def test_puzzle_answers_give_the_par_once_computed_and_null_before(
 ):
     path = f"/api/v1/puzzles/{FINISHING_GAME}/par-seed"
     assert client.post(path, json={}).status_code == 202
-    assert (client.get(path).get_json()["par"], client.get(path).get_json()["par_tiebreak"]) == (
-        None,
-        None,
-    )
+    before = client.get(path).get_json()
+    assert (before["par"], before["par_tiebreak"], before["par_computed"]) == (None, None, False)
     with_par(api_store, api_store.get_puzzle(FINISHING_GAME, "par-seed", RULES))
     clock.advance(1)  # past the second each process keeps a puzzle
     shown = client.get(path).get_json()
-    assert (shown["par"], shown["par_tiebreak"]) == (17, -19)
+    assert (shown["par"], shown["par_tiebreak"], shown["par_computed"]) == (17, -19, True)
+
+
+def test_a_par_run_that_did_not_finish_is_computed_with_a_null_par(
+    client: FlaskClient, api_store: Store
+):
+    path = f"/api/v1/puzzles/{FINISHING_GAME}/unfinished-par"
+    assert client.post(path, json={}).status_code == 202
+    puzzle = api_store.get_puzzle(FINISHING_GAME, "unfinished-par", RULES)
+    api_store.record_par(puzzle.id, par=None, tiebreak=None, line=[], seconds=1.0)
+    shown = client.get(path).get_json()
+    assert (shown["par"], shown["par_tiebreak"], shown["par_computed"]) == (None, None, True)
 
 
 def test_a_practice_par_line_is_202_until_computed_then_public(

@@ -20,6 +20,7 @@ from service.queue import (
     solve_job_id,
     solve_queue,
 )
+from solver.expert import par, par_result
 from tests.api_support import client_of, finished_run
 from tests.queue_support import work_until_empty
 from tests.test_queues import noon_of, queued
@@ -105,6 +106,23 @@ def test_a_backfilled_past_dailys_par_waits_behind_the_backfills_solves(
     ]
 
 
+# On this seed the expert is eliminated (a body point left and only purple cards in hand)
+# where the optimum is 109: a par that does not finish.
+UNFINISHED_PAR_SEED = "d20261201-d60b292e5ebaae6f"
+
+
+@pytest.mark.slow
+def test_a_par_run_that_does_not_finish_is_stored_without_a_par(job_store):
+    puzzle = job_store.ensure_puzzle(GAME, UNFINISHED_PAR_SEED, RULES)
+    found = par(GAME, UNFINISHED_PAR_SEED)
+    assert GAMES[GAME].replay(UNFINISHED_PAR_SEED, found["actions"])["outcome"] == "eliminated"
+    assert (found["par"], found["par_tiebreak"]) == (None, None)
+    jobs.checked_par(puzzle, found)  # the job's check takes it as the engine's word
+    for forged in ({"par_tiebreak": 8}, {"par": 100, "par_tiebreak": 8}):
+        with pytest.raises(jobs.ParMismatchError, match=r"replays to \(None, None\)"):
+            jobs.checked_par(puzzle, {**found, **forged})
+
+
 @pytest.mark.processes
 def test_a_daily_is_solved_with_its_par_in_one_job(connection, service_env, job_store, clock):
     clock.set(noon_of(DAY))
@@ -114,13 +132,10 @@ def test_a_daily_is_solved_with_its_par_in_one_job(connection, service_env, job_
     stored = job_store.get_puzzle_by_id(puzzle.id)
     outcome = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES), connection=connection)
     assert stored.status == "solved"
-    assert stored.has_par and stored.par is not None, outcome.return_value()
-    assert stored.par <= stored.optimum
+    assert stored.has_par, outcome.return_value()
+    assert stored.optimum is not None and (stored.par or 0) <= stored.optimum
     final = GAMES[GAME].replay(puzzle.seed, stored.par_line)
-    assert (GAMES[GAME].score(final), GAMES[GAME].tiebreak(final)) == (
-        stored.par,
-        stored.par_tiebreak,
-    )
+    assert par_result(GAMES[GAME], final) == (stored.par, stored.par_tiebreak)
     assert queued(connection, Urgency.PAR) == []
 
 

@@ -138,6 +138,7 @@ PUZZLE = api.schema(
             "tiebreak",
             "par",
             "par_tiebreak",
+            "par_computed",
             "commitment",
             "line_opens_at",
         ],
@@ -168,6 +169,11 @@ PUZZLE = api.schema(
                 "does not finish",
             },
             "par_tiebreak": {**NULLABLE_INT, "description": "The par run's tie-break"},
+            "par_computed": {
+                "type": "boolean",
+                "description": "Whether the expert's run is stored: with a null par, it did "
+                "not finish",
+            },
             "commitment": {
                 "type": "string",
                 "pattern": "^[0-9a-f]{64}$",
@@ -317,6 +323,7 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
         "tiebreak": puzzle.tiebreak,
         "par": puzzle.par,
         "par_tiebreak": puzzle.par_tiebreak,
+        "par_computed": puzzle.has_par,
         "commitment": daily.commitment(puzzle.game, puzzle.rules_version, puzzle.seed),
         "line_opens_at": None if opens is None else opens.isoformat(),
     }

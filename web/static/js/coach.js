@@ -41,9 +41,10 @@ function showPar(run, boards) {
   const { puzzle } = run;
   const known = Number.isInteger(puzzle.par);
   document.getElementById("par-score").textContent = known ? puzzle.par : "–";
-  document.getElementById("par-tiebreak").textContent = known
-    ? boards.tiebreakText(puzzle.par_tiebreak)
-    : "not computed yet";
+  let tiebreak = "not computed yet";
+  if (known) tiebreak = boards.tiebreakText(puzzle.par_tiebreak);
+  else if (puzzle.par_computed) tiebreak = "the expert did not finish";
+  document.getElementById("par-tiebreak").textContent = tiebreak;
 }
 
 async function showParLine(run, boards) {
