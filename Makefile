@@ -6,8 +6,9 @@ STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 # pytest-xdist workers; each starts its own Redis and PostgreSQL (tests/fixtures/servers.py).
 # They take tests one at a time, longest first (tests/conftest.py), so none ends long after
-# the others.
-TEST_WORKERS ?= 3
+# the others. Two on this 2-core machine: a third kept both cores busy with more work (its
+# own browser, servers and solved dailies) and ended no sooner (docs/performance.md).
+TEST_WORKERS ?= 2
 # The tests `make check` leaves out (markers registered in pyproject.toml).
 CHECK_MARKERS := not browser and not processes and not slow
 
