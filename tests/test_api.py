@@ -152,17 +152,25 @@ def test_the_coming_dailies_publish_their_commitments_only(make_app: AppFactory,
 @pytest.mark.parametrize(
     ("path", "status"),
     [
-        (f"/api/v1/daily/{daily.today() + timedelta(days=1)}", 404),
-        (f"/api/v1/daily/{daily.FIRST_DAY - timedelta(days=1)}", 404),
+        ("/api/v1/daily/{tomorrow}", 404),
+        ("/api/v1/daily/{before_the_first}", 404),
         ("/api/v1/daily/2026-02-30", 400),
         ("/api/v1/daily/yesterday", 400),
-        (f"/api/v1/daily/{daily.today() + timedelta(days=1)}/{FINISHING_GAME}/leaderboard", 404),
-        (f"/api/v1/daily/{daily.today() + timedelta(days=1)}/{FINISHING_GAME}/solution", 404),
-        (f"/api/v1/daily/{daily.today()}/no-such-game/leaderboard", 404),
+        (f"/api/v1/daily/{{tomorrow}}/{FINISHING_GAME}/leaderboard", 404),
+        (f"/api/v1/daily/{{tomorrow}}/{FINISHING_GAME}/solution", 404),
+        ("/api/v1/daily/{today}/no-such-game/leaderboard", 404),
     ],
 )
 def test_a_date_without_a_published_daily_is_refused(client: FlaskClient, path: str, status: int):
-    response = client.get(path)
+    """The days are read as the test runs, not as it is collected: a run across midnight
+    would otherwise ask for today as if it were tomorrow."""
+    today = daily.today()
+    days = {
+        "today": today,
+        "tomorrow": today + timedelta(days=1),
+        "before_the_first": daily.FIRST_DAY - timedelta(days=1),
+    }
+    response = client.get(path.format(**days))
     assert response.status_code == status
     assert response.get_json()["error"]
 
