@@ -67,7 +67,9 @@ def test_upcoming_days_cover_today_and_the_days_ahead():
 
 
 @pytest.mark.parametrize(("value", "days_ahead"), [("", 7), ("1", 1), ("14", 14)])
-def test_the_days_ahead_default_to_a_week(value: str, days_ahead: int, instance_path: Path):
+def test_the_days_ahead_are_read_from_the_environment_a_week_by_default(
+    value: str, days_ahead: int, instance_path: Path
+):
     env = {"RALLY_INSTANCE_PATH": str(instance_path), "RALLY_DAYS_AHEAD": value}
     assert Config.from_env(env).days_ahead == days_ahead
 
