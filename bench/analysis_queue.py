@@ -37,12 +37,12 @@ from rq.job import Job  # noqa: E402
 from puzzles import GAMES  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
 from service import daily, jobs  # noqa: E402
-from service.app import create_app  # noqa: E402
 from service.config import Config  # noqa: E402
-from service.migrations import upgrade  # noqa: E402
-from service.queue import Urgency, enqueue_solve, solve_job_id, solve_queue, solve_queues  # noqa: E402
-from service.redis_server import EmbeddedRedis  # noqa: E402
-from service.store import PuzzleRecord, Store  # noqa: E402
+from service.jobs.queue import Urgency, enqueue_solve, solve_job_id, solve_queue, solve_queues  # noqa: E402
+from service.operations.redis_server import EmbeddedRedis  # noqa: E402
+from service.storage.migrations import upgrade  # noqa: E402
+from service.storage.store import PuzzleRecord, Store  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 from solver import solve  # noqa: E402
 
 SEED = "flood-bench"

@@ -18,10 +18,10 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
-from puzzles.crazy_rally import EVENT_BONUS
-from puzzles.crazy_rally_cards import EVENTS
-from solver.crazy_rally import best_first, best_run, find_optimum
-from solver.crazy_rally_model import Move, Node, Race, effect_of, races
+from puzzles.crazy_rally.cards import EVENTS
+from puzzles.crazy_rally.engine import EVENT_BONUS
+from solver.crazy_rally.model import Move, Node, Race, effect_of, races
+from solver.crazy_rally.solver import best_first, best_run, find_optimum
 
 SPEED_EFFECTS = ("speed_up", "slow_down")
 

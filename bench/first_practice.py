@@ -102,7 +102,7 @@ def fresh_service() -> Iterator[str]:
         }
         env.pop("REDIS_URL", None)
         env.pop("DATABASE_URL", None)
-        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+        command = [sys.executable, "-m", "service.operations.cli", "serve", "--port", str(port)]
         serve = subprocess.Popen(
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )

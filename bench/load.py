@@ -62,11 +62,11 @@ from flask import Flask, jsonify  # noqa: E402
 
 from puzzles import get_game  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
-from service.children import process_table, start_process  # noqa: E402
-from service.daily import daily_seed, today  # noqa: E402
-from service.processes import WEB_WORKER_CLASS, gunicorn_command  # noqa: E402
-from service.redis_server import EmbeddedRedis  # noqa: E402
-from solver.rallye_raser_players import heuristic_actions  # noqa: E402
+from service.domain.daily import daily_seed, today  # noqa: E402
+from service.operations.children import process_table, start_process  # noqa: E402
+from service.operations.processes import WEB_WORKER_CLASS, gunicorn_command  # noqa: E402
+from service.operations.redis_server import EmbeddedRedis  # noqa: E402
+from solver.rallye_raser.players import heuristic_actions  # noqa: E402
 
 HOST = "127.0.0.1"
 # The game of the practice runs: its random playouts reach the finish often.
@@ -486,7 +486,7 @@ def start_service(
         "RALLY_NEW_PLAYERS_PER_HOUR": str(10**9),
         "RALLY_DAILY_KEY": BENCH_DAILY_KEY,
     }
-    migrate = [sys.executable, "-m", "service.cli", "migrate"]
+    migrate = [sys.executable, "-m", "service.operations.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
     command = gunicorn_command(HOST, port, workers, worker_class)
     return start_process([*command[:-1], *gunicorn_options, command[-1]], env)

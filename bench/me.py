@@ -44,10 +44,10 @@ from bench.leaderboard import (  # noqa: E402
 from bench.load import GAME, finished_actions  # noqa: E402
 from puzzles import GAMES  # noqa: E402
 from service import daily  # noqa: E402
-from service.app import create_app  # noqa: E402
 from service.config import Config  # noqa: E402
-from service.migrations import upgrade  # noqa: E402
-from service.store import Store  # noqa: E402
+from service.storage.migrations import upgrade  # noqa: E402
+from service.storage.store import Store  # noqa: E402
+from service.web.app import create_app  # noqa: E402
 
 BUSY_PLAYER = "bench-busy"
 # The other players: each has runs on many days, as regulars do.

@@ -44,7 +44,7 @@ sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench.load import GAME, HOST, finished_actions, free_ports, start_service  # noqa: E402
 from bench.load import wait_until_up as wait_for_200  # noqa: E402
-from service.redis_server import EmbeddedRedis  # noqa: E402
+from service.operations.redis_server import EmbeddedRedis  # noqa: E402
 from tests.proxy_support import NGINX_CONFIG, nginx  # noqa: E402
 
 SEED = "bench-bursts"

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from flask import Flask
 
-from service.errors import ApiError
-from service.queue import web_connection
-from service.ratelimit import RateLimiter
-from service.redis_server import EmbeddedRedis
+from service.jobs.queue import web_connection
+from service.operations.redis_server import EmbeddedRedis
+from service.web.errors import ApiError
+from service.web.ratelimit import RateLimiter
 
 
 def check_times(limiter: RateLimiter, clients: int, per_client: int) -> list[float]:

@@ -32,8 +32,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench.load import free_ports  # noqa: E402
-from service.children import command_line, process_table  # noqa: E402
-from service.supervisor import STABLE_SECONDS  # noqa: E402
+from service.operations.children import command_line, process_table  # noqa: E402
+from service.operations.supervisor import STABLE_SECONDS  # noqa: E402
 
 HOST = "127.0.0.1"
 CHILDREN = {"redis-server": b"redis-server", "web": b"gunicorn", "worker": b"cli\x00worker"}
@@ -133,7 +133,7 @@ def main() -> None:
             "RALLY_INSTANCE_PATH": str(Path(folder) / "i"),
             "RALLY_RESTART_DELAY": "1",
         }
-        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+        command = [sys.executable, "-m", "service.operations.cli", "serve", "--port", str(port)]
         serve = subprocess.Popen(
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )

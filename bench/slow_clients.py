@@ -36,9 +36,9 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench.load import free_ports, wait_until_up  # noqa: E402
-from service.children import start_process  # noqa: E402
-from service.processes import gunicorn_command  # noqa: E402
-from service.redis_server import EmbeddedRedis  # noqa: E402
+from service.operations.children import start_process  # noqa: E402
+from service.operations.processes import gunicorn_command  # noqa: E402
+from service.operations.redis_server import EmbeddedRedis  # noqa: E402
 
 HOST = "127.0.0.1"
 PATH = "/api/v1/games"
@@ -151,7 +151,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder, ExitStack() as stack:
         instance = Path(folder)
         stack.enter_context(EmbeddedRedis(instance / "redis.sock", instance))
-        migrate = [sys.executable, "-m", "service.cli", "migrate"]
+        migrate = [sys.executable, "-m", "service.operations.cli", "migrate"]
         subprocess.run(
             migrate,
             env={**os.environ, "RALLY_INSTANCE_PATH": str(instance)},

@@ -24,12 +24,12 @@ import greenlet
 
 # (module, attribute path, step): the steps of a run submission, where they exist.
 STEPS = [
-    ("service.ratelimit", "RateLimiter.check", "rate limits (Redis)"),
-    ("service.store", "Store.add_run", "storing the run"),
-    ("service.api.runs", "replay", "replaying the run"),
-    ("service.openapi", "read_json_body", "reading and checking the JSON body"),
-    ("service.api.runs", "run_json", "the answer: run_json"),
-    ("service.api.runs", "jsonify", "the answer: jsonify"),
+    ("service.web.ratelimit", "RateLimiter.check", "rate limits (Redis)"),
+    ("service.storage.store", "Store.add_run", "storing the run"),
+    ("service.web.api.runs", "replay", "replaying the run"),
+    ("service.web.openapi", "read_json_body", "reading and checking the JSON body"),
+    ("service.web.api.runs", "run_json", "the answer: run_json"),
+    ("service.web.api.runs", "jsonify", "the answer: jsonify"),
 ]
 _spent: defaultdict[str, float] = defaultdict(float)
 _calls: Counter[str] = Counter()

@@ -29,7 +29,7 @@ from bench.load import (
     start_service,
     wait_until_up,
 )
-from service.redis_server import EmbeddedRedis
+from service.operations.redis_server import EmbeddedRedis
 
 
 def worker_reports(instance: Path) -> list[dict]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from puzzles.base import Game
-from puzzles.crazy_rally import CrazyRally
-from puzzles.rallye_raser import RallyeRaser
+from puzzles.crazy_rally.engine import CrazyRally
+from puzzles.rallye_raser.engine import RallyeRaser
 
 GAMES: dict[str, Game] = {game.name: game for game in (RallyeRaser(), CrazyRally())}
 

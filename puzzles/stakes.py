@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzles import crazy_rally_stakes, rallye_raser_stakes
 from puzzles.base import Action, Game, State
-from puzzles.rallye_raser import RallyeRaser
+from puzzles.crazy_rally import stakes as crazy_rally_stakes
+from puzzles.rallye_raser import stakes as rallye_raser_stakes
+from puzzles.rallye_raser.engine import RallyeRaser
 
 
 def stakes(engine: Game, state: State, legal: list[Action]) -> dict[str, Any]:

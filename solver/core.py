@@ -16,15 +16,15 @@ from puzzles import get_game
 
 # Game name -> module whose `find_optimum(seed) -> Optimum` solves it exactly.
 SOLVER_MODULES: dict[str, str] = {
-    "rallye-raser": "solver.rallye_raser",
-    "crazy-rally": "solver.crazy_rally",
+    "rallye-raser": "solver.rallye_raser.solver",
+    "crazy-rally": "solver.crazy_rally.solver",
 }
 
 # Game name -> module of its reference players, `greedy_actions(seed)` and
 # `heuristic_actions(seed)`, the yardsticks of a seed's difficulty.
 PLAYER_MODULES: dict[str, str] = {
-    "rallye-raser": "solver.rallye_raser_players",
-    "crazy-rally": "solver.crazy_rally_players",
+    "rallye-raser": "solver.rallye_raser.players",
+    "crazy-rally": "solver.crazy_rally.players",
 }
 
 

@@ -9,7 +9,7 @@ in sampled states that agree with the view, the unseen (the future dice, the
 undrawn cards, their order) drawn from a generator seeded from rng_seed and the
 view, never from the puzzle's seed; from there a base player plays on to the
 end (Crazy Rally: the heuristic player; Rallye Raser: the careful player of
-solver.expert_rallye_raser). The same samples serve every action, so that the
+solver.rallye_raser.expert). The same samples serve every action, so that the
 differences between actions are measured more precisely than the results
 themselves. The base player's own action stands unless another is measured
 better by more than its error: a rollout policy is then, on average, at least
@@ -42,8 +42,8 @@ from solver.core import solve
 # Game name -> module of the expert's game-specific parts: fresh_memory, remember,
 # sampled_state, base_action, outlook, result and POINT_WEIGHT.
 EXPERT_MODULES: dict[str, str] = {
-    "rallye-raser": "solver.expert_rallye_raser",
-    "crazy-rally": "solver.expert_crazy_rally",
+    "rallye-raser": "solver.rallye_raser.expert",
+    "crazy-rally": "solver.crazy_rally.expert",
 }
 # Sampled states per decision, and how many of them screen every candidate first.
 SAMPLES: dict[str, int] = {"rallye-raser": 8, "crazy-rally": 24}

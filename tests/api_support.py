@@ -19,9 +19,9 @@ from flask.testing import FlaskClient
 
 from puzzles import GAMES, Game
 from puzzles.playout import random_playout, seeded_chooser
-from service import daily
 from service.config import Config
-from service.store import PuzzleRecord, Store
+from service.domain import daily
+from service.storage.store import PuzzleRecord, Store
 
 # Keys of this test run: random, as no key printed in the repository is accepted.
 DAILY_KEY = secrets.token_urlsafe(32)

@@ -13,7 +13,7 @@ from contextlib import suppress
 
 import pytest
 
-from service.children import is_running, process_table
+from service.operations.children import is_running, process_table
 
 
 def free_port() -> int:

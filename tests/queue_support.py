@@ -13,9 +13,9 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 from rq.scheduler import RQScheduler
 
-from service import jobs
 from service.config import Config
-from service.queue import plan_job_id, plan_slot, solve_queues
+from service.jobs import jobs
+from service.jobs.queue import plan_job_id, plan_slot, solve_queues
 
 
 def work_until_empty(connection: redis.Redis, max_jobs: int | None = None) -> None:

@@ -8,7 +8,7 @@ what a character shows. So a request the document allows is refused (400) when:
   tests/test_api_errors.py, "an integer written as a fraction");
 - its `name` shows nothing, or holds a character that reorders or hides text, beyond
   the control characters its pattern excludes (tested in tests/test_attempts.py,
-  REFUSED_NAMES; service.players.name_refusal).
+  REFUSED_NAMES; service.web.players.name_refusal).
 
 And an action the document allows is refused (422) when the rules refuse it: which
 actions are legal, and when a game is over, is the rules' to say (schemathesis.toml
@@ -26,7 +26,7 @@ from typing import Any
 
 import schemathesis
 
-from service.players import name_refusal
+from service.web.players import name_refusal
 
 
 def holds_a_fraction(value: Any) -> bool:

@@ -14,13 +14,13 @@ from rq.job import Job
 
 from puzzles import GAMES, get_game
 from puzzles.stakes import stakes
-from service import daily
-from service.api import dailies
 from service.clock import Clock
-from service.jobs import store_solution
-from service.players import COOKIE_NAME
-from service.queue import solve_job_id
-from service.store import PuzzleRecord, Store
+from service.domain import daily
+from service.jobs.jobs import store_solution
+from service.jobs.queue import solve_job_id
+from service.storage.store import PuzzleRecord, Store
+from service.web.api import dailies
+from service.web.players import COOKIE_NAME
 from solver import SolveResult, solve
 from tests.api_support import (
     DAILY_KEY,

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from puzzles import GAMES, get_game
-from service.action_forms import action_schema
-from service.json_body import _body_problem, _body_text, _lone_surrogate, _nesting_depth
-from service.store import PuzzleRecord, Store
+from service.storage.store import PuzzleRecord, Store
+from service.web.action_forms import action_schema
+from service.web.json_body import _body_problem, _body_text, _lone_surrogate, _nesting_depth
 from tests.api_support import (
     FINISHING_GAME,
     client_of,

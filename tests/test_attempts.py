@@ -18,13 +18,13 @@ from flask.testing import FlaskClient
 
 from puzzles import GAMES, get_game
 from puzzles.stakes import stakes
-from service import daily
 from service.clock import Clock
-from service.models import Attempt
-from service.players import COOKIE_NAME
-from service.redis_server import EmbeddedRedis
-from service.store import PuzzleRecord, Store
-from service.store_attempts import AttemptMoved, ClientLimit, Extension, RunResult
+from service.domain import daily
+from service.operations.redis_server import EmbeddedRedis
+from service.storage.models import Attempt
+from service.storage.store import PuzzleRecord, Store
+from service.storage.store_attempts import AttemptMoved, ClientLimit, Extension, RunResult
+from service.web.players import COOKIE_NAME
 from tests.api_support import (
     FINISHING_GAME,
     client_of,

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from puzzles import GAMES
-from service import daily
-from service.migrations import upgrade
-from service.store import Store
+from service.domain import daily
+from service.storage.migrations import upgrade
+from service.storage.store import Store
 from tests.api_support import finished_run
 from tests.process_support import free_port, stop_process, wait_for_http
 
@@ -71,7 +71,16 @@ def web(request, tmp_path: Path, redis_url: str, process_env: dict[str, str]) ->
         "RALLY_DAILY_KEY": KEY,
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "web", "--port", str(port), "--workers", "2"],
+        [
+            sys.executable,
+            "-m",
+            "service.operations.cli",
+            "web",
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+        ],
         env=env,
         start_new_session=True,
     )

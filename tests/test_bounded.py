@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from service.bounded import BoundedCallError, run_bounded
+from service.jobs.bounded import BoundedCallError, run_bounded
 
 
 def allocate(mib: int) -> int:

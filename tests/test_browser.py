@@ -35,20 +35,21 @@ from playwright.sync_api import (
 from playwright.sync_api import Error as PlaywrightError
 
 from puzzles import GAMES
-from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
-from puzzles.crazy_rally_rules import speed_after_cards
+from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
+from puzzles.crazy_rally.rules import speed_after_cards
 from puzzles.playout import random_playout, seeded_chooser
-from puzzles.rallye_raser_track import card_index, lane_fits
-from service import daily, how_to_play, players
-from service.app import create_app
+from puzzles.rallye_raser.track import card_index, lane_fits
 from service.clock import Clock
 from service.config import Config
-from service.jobs import store_solution
-from service.migrations import upgrade
-from service.store import PuzzleRecord, Store
+from service.domain import daily
+from service.jobs.jobs import store_solution
+from service.storage.migrations import upgrade
+from service.storage.store import PuzzleRecord, Store
+from service.web import how_to_play, players
+from service.web.app import create_app
 from solver import expert, solve
-from solver.crazy_rally_players import heuristic_actions as crazy_rally_heuristic
-from solver.rallye_raser_players import heuristic_actions
+from solver.crazy_rally.players import heuristic_actions as crazy_rally_heuristic
+from solver.rallye_raser.players import heuristic_actions
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
@@ -134,7 +135,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> It
         yield served
 
 
-SOLVE_JOB = "import sys; from service.jobs import solve_puzzle; solve_puzzle(*sys.argv[1:])"
+SOLVE_JOB = "import sys; from service.jobs.jobs import solve_puzzle; solve_puzzle(*sys.argv[1:])"
 DailyOf = Callable[[str, date], PuzzleRecord]
 
 

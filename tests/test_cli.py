@@ -18,7 +18,7 @@ games = pytest.mark.parametrize("game_name", sorted(GAMES))
 
 def rally(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args],
+        [sys.executable, "-m", "service.operations.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,

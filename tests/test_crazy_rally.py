@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles import IllegalAction, get_game
-from puzzles.crazy_rally import supply_order, track_order
-from puzzles.crazy_rally_cards import ADJUSTMENTS, DECK_IDS, EVENTS, TRACK
+from puzzles.crazy_rally.cards import ADJUSTMENTS, DECK_IDS, EVENTS, TRACK
+from puzzles.crazy_rally.engine import supply_order, track_order
 
 GAME = get_game("crazy-rally")
 SEED = "rules"

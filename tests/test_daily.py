@@ -17,9 +17,9 @@ import pytest
 
 from puzzles import GAMES, validate_seed
 from service import config as settings
-from service import daily
 from service.config import Config, ConfigError, secure_instance_folder
-from service.store import Store
+from service.domain import daily
+from service.storage.store import Store
 from tests.api_support import DAILY_KEY, SECRET_KEY
 
 DAY = date(2026, 11, 30)
@@ -236,7 +236,7 @@ def test_rally_refuses_to_start_with_a_weak_key_file_and_keeps_it(tmp_path: Path
     folder.mkdir()
     (folder / "daily_key").write_text("k")
     answer = subprocess.run(
-        [sys.executable, "-m", "service.cli", "migrate"],
+        [sys.executable, "-m", "service.operations.cli", "migrate"],
         env={**process_env, "RALLY_INSTANCE_PATH": str(folder)},
         capture_output=True,
         text=True,

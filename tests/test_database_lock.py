@@ -16,8 +16,8 @@ from flask import Flask
 from sqlalchemy.engine import make_url
 
 from puzzles import get_game
-from service import daily
-from service.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, Store
+from service.domain import daily
+from service.storage.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, Store
 from tests.api_support import (
     FINISHING_GAME,
     client_of,

@@ -17,10 +17,10 @@ import redis
 import yaml
 
 from puzzles import GAMES
-from service import daily
 from service.config import Config
-from service.processes import gunicorn_command
-from service.store import Store
+from service.domain import daily
+from service.operations.processes import gunicorn_command
+from service.storage.store import Store
 from tests.process_support import free_port, wait_for_http
 from tests.queue_support import wait_for_planning
 
@@ -59,9 +59,9 @@ def option_replaced(command: list[str], option: str, value: str) -> list[str]:
 
 
 def rally_command(command: list[str]) -> list[str]:
-    """The image's `rally` console script is this checkout's `python -m service.cli`."""
+    """The image's `rally` console script is this checkout's `python -m service.operations.cli`."""
     assert command[0] == "rally"
-    return [sys.executable, "-m", "service.cli", *command[1:]]
+    return [sys.executable, "-m", "service.operations.cli", *command[1:]]
 
 
 def local_env(

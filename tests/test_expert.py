@@ -13,15 +13,15 @@ from click.testing import CliRunner
 
 from puzzles import GAMES, IllegalAction, get_game
 from puzzles.base import State
-from puzzles.crazy_rally import TRACK_LENGTH
+from puzzles.crazy_rally.engine import TRACK_LENGTH
 from puzzles.playout import random_playout, seeded_chooser
-from puzzles.rallye_raser import start_state
-from puzzles.rallye_raser_track import CARDS, card_sections
+from puzzles.rallye_raser.engine import start_state
+from puzzles.rallye_raser.track import CARDS, card_sections
 from puzzles.rng import dice, shuffled
-from service.cli import main
+from service.operations.cli import main
 from solver import expert
 from solver.expert import PlayerView, analyse, choose, par, player_views
-from solver.rallye_raser_players import heuristic_actions
+from solver.rallye_raser.players import heuristic_actions
 
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
 

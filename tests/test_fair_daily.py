@@ -20,12 +20,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from puzzles import GAMES, get_game
-from service import daily
 from service.clock import Clock
 from service.config import Config, ConfigError
-from service.jobs import store_solution
-from service.players import COOKIE_NAME
-from service.store import PuzzleRecord, Store
+from service.domain import daily
+from service.jobs.jobs import store_solution
+from service.storage.store import PuzzleRecord, Store
+from service.web.players import COOKIE_NAME
 from solver import solve
 from tests.api_support import (
     DAILY_KEY,
@@ -84,7 +84,7 @@ def test_a_daily_is_committed_ahead_hidden_on_its_day_and_revealed_after(
 
     # Anyone checks the optimum with the project's own solver, as docs/verify.md shows.
     checked = subprocess.run(
-        [sys.executable, "-m", "service.cli", "solve", game, revealed["seed"], "--json"],
+        [sys.executable, "-m", "service.operations.cli", "solve", game, revealed["seed"], "--json"],
         capture_output=True,
         text=True,
         check=True,
@@ -107,7 +107,7 @@ def test_keys_shorter_than_32_bytes_are_refused(tmp_path):
 @pytest.mark.processes
 def test_rally_refuses_to_start_with_a_short_key_and_says_why(tmp_path, process_env):
     answer = subprocess.run(
-        [sys.executable, "-m", "service.cli", "migrate"],
+        [sys.executable, "-m", "service.operations.cli", "migrate"],
         env={**process_env, "RALLY_INSTANCE_PATH": str(tmp_path / "i"), "RALLY_DAILY_KEY": "k"},
         capture_output=True,
         text=True,
@@ -437,7 +437,7 @@ def test_a_working_worker_logs_no_seed_of_a_coming_daily(
     }
     with log_path.open("w") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            [sys.executable, "-m", "service.operations.cli", "worker"],
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,

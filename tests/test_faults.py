@@ -19,13 +19,13 @@ from rq.job import Job
 
 from puzzles import GAMES
 from puzzles.playout import random_playout, seeded_chooser
-from service import daily
 from service.config import Config
-from service.jobs import sweep_pending
-from service.migrations import upgrade
-from service.queue import enqueue_solve, solve_job_id, solve_queue
-from service.redis_server import EmbeddedRedis
-from service.store import Store
+from service.domain import daily
+from service.jobs.jobs import sweep_pending
+from service.jobs.queue import enqueue_solve, solve_job_id, solve_queue
+from service.operations.redis_server import EmbeddedRedis
+from service.storage.migrations import upgrade
+from service.storage.store import Store
 from tests.api_support import client_of, over_run, play_attempt
 from tests.process_support import free_port, kill_everything_under, stop_process, wait_for_http
 
@@ -40,7 +40,7 @@ SOLVED_AFTER_THE_DAILIES = 300.0
 
 
 def rally(*args: str) -> list[str]:
-    return [sys.executable, "-m", "service.cli", *args]
+    return [sys.executable, "-m", "service.operations.cli", *args]
 
 
 def wait_until(condition, seconds: float, what: str) -> None:

@@ -18,7 +18,7 @@ from rq.utils import utcformat
 from rq.worker import WorkerStatus
 
 from service.config import Config
-from service.queue import Urgency, solve_queue
+from service.jobs.queue import Urgency, solve_queue
 from tests.api_support import client_of
 from tests.process_support import free_port, kill_everything_under
 
@@ -139,7 +139,7 @@ def test_a_worker_killed_with_sigkill_stops_counting_within_a_minute(
     env = {**process_env, **{k: v for k, v in os.environ.items() if k.startswith("RALLY_")}}
     env |= {"DATABASE_URL": service_env.database_url, "REDIS_URL": service_env.redis_url}
     worker = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker"], env=env, start_new_session=True
+        [sys.executable, "-m", "service.operations.cli", "worker"], env=env, start_new_session=True
     )
     try:
         deadline = time.monotonic() + 60

@@ -16,9 +16,10 @@ from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
 from puzzles import GAMES
-from service import daily, jobs
 from service.config import Config
-from service.queue import (
+from service.domain import daily
+from service.jobs import jobs
+from service.jobs.queue import (
     JOB_TIMEOUT_MARGIN,
     Urgency,
     enqueue_solve,
@@ -31,7 +32,7 @@ from service.queue import (
     solve_queues,
     start_planning,
 )
-from service.store import PuzzleRecord, Store
+from service.storage.store import PuzzleRecord, Store
 from tests.queue_support import work_until_empty
 
 
@@ -257,7 +258,7 @@ def test_an_idle_worker_queues_the_puzzles_that_wait(connection, service_env, jo
     queues = solve_queues(connection)
     worker = jobs.SolveWorker(queues, connection=connection, heartbeat=1)
     busy = solve_queue(connection, Urgency.COMING)
-    busy.enqueue("service.jobs.plan_dailies")  # while any job waits, the worker sweeps nothing
+    busy.enqueue("service.jobs.jobs.plan_dailies")  # while any job waits, the worker sweeps nothing
     worker.heartbeat()
     assert not any(solve_queue(connection, u).count for u in (Urgency.PRACTICE, Urgency.BACKFILL))
     busy.empty()

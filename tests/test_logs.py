@@ -13,8 +13,8 @@ import pytest
 import redis
 from rq import Worker
 
-from service.logs import QuietChattyLoggers
-from service.migrations import upgrade
+from service.operations.logs import QuietChattyLoggers
+from service.storage.migrations import upgrade
 
 # RQ's maintenance line, printed every heartbeat (RALLY_HEARTBEAT=1 below) when not quieted.
 CHATTY_LINE = "cleaning registries"
@@ -41,7 +41,7 @@ def worker_output(
     connection = redis.Redis.from_url(redis_url)
     with log.open("wb") as output:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker"],
+            [sys.executable, "-m", "service.operations.cli", "worker"],
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
@@ -82,7 +82,7 @@ def test_a_worker_at_debug_shows_them(tmp_path: Path, redis_url: str, process_en
         ("rq.scheduler", logging.INFO, False),
         ("alembic.runtime.migration", logging.INFO, False),
         ("rq.worker", logging.WARNING, True),
-        ("service.processes", logging.INFO, True),
+        ("service.operations.processes", logging.INFO, True),
         ("rqueue", logging.INFO, True),  # only the rq package itself is quieted
     ],
 )

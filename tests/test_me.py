@@ -16,9 +16,9 @@ from flask.testing import FlaskClient
 
 from puzzles import GAMES, get_game
 from service.clock import Clock
-from service.history import streaks
-from service.migrations import upgrade
-from service.store import PlayerSummary, Store
+from service.domain.history import streaks
+from service.storage.migrations import upgrade
+from service.storage.store import PlayerSummary, Store
 from tests.api_support import (
     FINISHING_GAME,
     client_of,

@@ -27,11 +27,11 @@ from schemathesis.specs.openapi.checks import (
 from schemathesis.specs.openapi.definitions import OPENAPI_31_VALIDATOR
 
 from puzzles import GAMES
-from service.api import api
-from service.api.attempts import APPEND_BODY, START_BODY
-from service.api.dailies import ACTIONS_BODY
-from service.api.puzzles import ASK_BODY
-from service.api.runs import RUN_BODY
+from service.web.api import api
+from service.web.api.attempts import APPEND_BODY, START_BODY
+from service.web.api.dailies import ACTIONS_BODY
+from service.web.api.puzzles import ASK_BODY
+from service.web.api.runs import RUN_BODY
 from tests.api_support import client_of
 
 ROOT = Path(__file__).resolve().parent.parent

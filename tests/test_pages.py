@@ -11,8 +11,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from puzzles import GAMES
-from service import how_to_play
-from service.pages import RULES_DIR, WEB
+from service.web import how_to_play
+from service.web.pages import RULES_DIR, WEB
 from tests.api_support import over_run
 
 PAGES = [
@@ -202,7 +202,7 @@ INLINE_FROM_SCRIPT = re.compile(
 
 
 def test_the_pages_have_no_inline_script_or_style():
-    """The content security policy allows only the site's own files (see service.security)."""
+    """The content security policy allows only the site's own files (see service.web.security)."""
     for path in front_end_files():
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".html":

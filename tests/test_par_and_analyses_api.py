@@ -10,15 +10,15 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from puzzles import GAMES, get_game
-from service import daily
 from service.clock import Clock
-from service.queue import (
+from service.domain import daily
+from service.jobs.queue import (
     Urgency,
     analysis_job_id,
     par_job_id,
     solve_queue,
 )
-from service.store import PuzzleRecord, Store
+from service.storage.store import PuzzleRecord, Store
 from tests.api_support import FINISHING_GAME, client_of, finished_run, play_attempt, todays_daily
 
 RULES = GAMES[FINISHING_GAME].rules_version

@@ -10,9 +10,9 @@ import pytest
 from rq.job import Job, JobStatus
 
 from puzzles import GAMES
-from service import daily, jobs
-from service.api import api
-from service.queue import (
+from service.domain import daily
+from service.jobs import jobs
+from service.jobs.queue import (
     Urgency,
     analysis_job_id,
     enqueue_solve,
@@ -20,6 +20,7 @@ from service.queue import (
     solve_job_id,
     solve_queue,
 )
+from service.web.api import api
 from solver.expert import par, par_result
 from tests.api_support import client_of, finished_run
 from tests.queue_support import work_until_empty

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.children import command_line
 from service.config import Config
-from service.daily import commitment
-from service.redis_server import EmbeddedRedis, redis_server_binary
-from service.store import Store
+from service.domain.daily import commitment
+from service.operations.children import command_line
+from service.operations.redis_server import EmbeddedRedis, redis_server_binary
+from service.storage.store import Store
 from tests.process_support import alive, free_port, started_under, wait_for_http
 
 pytestmark = pytest.mark.processes  # these tests run service processes
@@ -27,7 +27,7 @@ STOP_SECONDS = 40
 
 
 def rally(*args: str) -> list[str]:
-    return [sys.executable, "-m", "service.cli", *args]
+    return [sys.executable, "-m", "service.operations.cli", *args]
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])

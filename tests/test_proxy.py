@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from service.migrations import upgrade
-from service.security import SECURITY_HEADERS
+from service.storage.migrations import upgrade
+from service.web.security import SECURITY_HEADERS
 from tests.process_support import environment_without_settings, free_port, wait_for_http
 from tests.proxy_support import nginx
 
@@ -109,7 +109,7 @@ def web(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Ite
         "REDIS_URL": redis_session_url,
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "web", "--port", str(port)], env=env
+        [sys.executable, "-m", "service.operations.cli", "web", "--port", str(port)], env=env
     )
     try:
         wait_for_http(f"http://127.0.0.1:{port}/healthz", seconds=60)

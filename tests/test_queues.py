@@ -15,10 +15,11 @@ from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
 from puzzles import GAMES
-from service import daily, jobs
-from service.bounded import BoundedCallError
 from service.config import Config
-from service.queue import (
+from service.domain import daily
+from service.jobs import jobs
+from service.jobs.bounded import BoundedCallError
+from service.jobs.queue import (
     Urgency,
     enqueue_solve,
     request_solve,
@@ -26,7 +27,7 @@ from service.queue import (
     solve_queue,
     start_planning,
 )
-from service.store import PuzzleRecord
+from service.storage.store import PuzzleRecord
 from tests.api_support import client_of
 from tests.queue_support import work_until_empty
 
@@ -280,8 +281,8 @@ def test_a_solve_over_its_time_bound_fails_and_is_retried_later_at_low_priority(
 # earlier tests left on the heap, which the bound does not count.)
 FRESH_WORKER = """
 import os, redis
-from service import jobs
-from service.queue import solve_queues
+from service.jobs import jobs
+from service.jobs.queue import solve_queues
 jobs.preload_solvers()
 connection = redis.Redis.from_url(os.environ["REDIS_URL"])
 jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=1).work(burst=True)

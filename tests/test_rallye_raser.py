@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 
 from puzzles import IllegalAction, get_game
 from puzzles.playout import random_playout, seeded_chooser
-from puzzles.rallye_raser import (
+from puzzles.rallye_raser.engine import (
     GEAR_CHECK,
     MAX_ACTIONS_PER_ROUND,
     MAX_ROUNDS,
     RallyeRaser,
     start_state,
 )
-from puzzles.rallye_raser_track import (
+from puzzles.rallye_raser.track import (
     CARDS,
     DEALT_CARDS,
     LIMITS,
@@ -32,7 +32,7 @@ from puzzles.rallye_raser_track import (
     rotated,
 )
 from puzzles.rng import Stream, dice
-from solver.rallye_raser_players import heuristic_actions
+from solver.rallye_raser.players import heuristic_actions
 
 GAME = RallyeRaser()
 OPEN = ["...", "...", "...", "..."]

@@ -11,13 +11,13 @@ from flask import Flask
 from limits.storage import RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from service import ratelimit
 from service.clock import Clock
 from service.config import Config
-from service.errors import ApiError
-from service.queue import web_connection
-from service.ratelimit import Limit, RateLimiter, client_address
-from service.redis_server import EmbeddedRedis
+from service.jobs.queue import web_connection
+from service.operations.redis_server import EmbeddedRedis
+from service.web import ratelimit
+from service.web.errors import ApiError
+from service.web.ratelimit import Limit, RateLimiter, client_address
 from tests.api_support import DAILY_KEY, FINISHING_GAME, SECRET_KEY, client_of
 
 # Three requests in any minute.

@@ -15,13 +15,13 @@ from flask.testing import FlaskClient
 from PIL import Image
 
 from puzzles import GAMES, get_game
-from puzzles.crazy_rally_cards import DATA_FILE
-from service.api.common import CACHE_SECONDS
+from puzzles.crazy_rally.cards import DATA_FILE
 from service.clock import Clock
-from service.share import MARKS, strip
-from service.store import PuzzleRecord, Store
+from service.domain.share import MARKS, strip
+from service.storage.store import PuzzleRecord, Store
+from service.web.api.common import CACHE_SECONDS
 from solver import solve
-from solver.rallye_raser_players import heuristic_actions
+from solver.rallye_raser.players import heuristic_actions
 from tests.api_support import client_of, finished_run, play_attempt, todays_daily
 
 MAX_PREVIEW_BYTES = 100 * 1024

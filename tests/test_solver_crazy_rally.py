@@ -9,17 +9,17 @@ from functools import cache
 import pytest
 
 from puzzles import get_game
-from puzzles.crazy_rally import EVENT_BONUS
-from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS, TRACK
+from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS, TRACK
+from puzzles.crazy_rally.engine import EVENT_BONUS
 from solver import solve
-from solver.crazy_rally import (
+from solver.crazy_rally.model import KIND_OF, Node, Race, finish_bonus, races
+from solver.crazy_rally.players import greedy_actions, heuristic_actions
+from solver.crazy_rally.solver import (
     best_first,
     best_run,
     find_optimum,
     independent_optimum,
 )
-from solver.crazy_rally_model import KIND_OF, Node, Race, finish_bonus, races
-from solver.crazy_rally_players import greedy_actions, heuristic_actions
 
 pytestmark = pytest.mark.slow  # these tests take seconds each
 
@@ -75,7 +75,7 @@ def test_solve_verifies_the_witness_and_is_deterministic():
 # ----- the compact model against the engine ---------------------------------------------------
 def node_of(state: dict) -> Node:
     """The engine state as the model's (turn, draws, hand kinds, speed, manoeuvrability, body)."""
-    draws = 46 - len(state["supply"])  # no reshuffle is reachable (solver.crazy_rally_model)
+    draws = 46 - len(state["supply"])  # no reshuffle is reachable (solver.crazy_rally.model)
     hand = tuple(sorted(KIND_OF[card] for card in state["hand"]))
     return (state["turn"], draws, hand, state["speed"], state["manoeuvrability"], state["body"])
 

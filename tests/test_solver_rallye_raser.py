@@ -11,11 +11,14 @@ from functools import cache
 import pytest
 
 from puzzles import get_game
-from puzzles.rallye_raser import MAX_ROUNDS, start_state
+from puzzles.rallye_raser.engine import MAX_ROUNDS, start_state
 from puzzles.rng import Stream, dice
 from solver import solve
 from solver.core import Optimum
-from solver.rallye_raser import (
+from solver.rallye_raser.bound import UNREACHABLE, rounds_bound
+from solver.rallye_raser.players import greedy_actions, heuristic_actions
+from solver.rallye_raser.round import Track, dice_ends
+from solver.rallye_raser.solver import (
     build_graph,
     dominates,
     earliest_finish,
@@ -24,9 +27,6 @@ from solver.rallye_raser import (
     optimum_from,
     round_arcs,
 )
-from solver.rallye_raser_bound import UNREACHABLE, rounds_bound
-from solver.rallye_raser_players import greedy_actions, heuristic_actions
-from solver.rallye_raser_round import Track, dice_ends
 
 pytestmark = pytest.mark.slow  # these tests take seconds each
 
@@ -265,7 +265,7 @@ def test_witness_is_the_same_in_another_process():
     """Set order varies with Python's hash seed; the witness must not."""
     seed = SEEDS[0]
     script = (
-        "import json, sys; from solver.rallye_raser import find_optimum; "
+        "import json, sys; from solver.rallye_raser.solver import find_optimum; "
         f"print(json.dumps(find_optimum({seed!r}).actions))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}

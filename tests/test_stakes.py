@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from puzzles import GAMES
-from puzzles.crazy_rally_cards import ADJUSTMENTS, EVENTS
+from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.playout import random_playout, seeded_chooser
-from puzzles.rallye_raser_track import card_index, lane_fits
+from puzzles.rallye_raser.track import card_index, lane_fits
 from puzzles.stakes import stakes
 
 SEEDS = [f"stakes-{n}" for n in range(12)]

@@ -15,11 +15,11 @@ import sqlalchemy
 from flask import Flask
 
 from puzzles import get_game
-from service import daily
 from service.clock import Clock
-from service.migrations import upgrade
-from service.models import Player, Run
-from service.store import HISTORY_PAGE, PuzzleRecord, RunRecord, Store
+from service.domain import daily
+from service.storage.migrations import upgrade
+from service.storage.models import Player, Run
+from service.storage.store import HISTORY_PAGE, PuzzleRecord, RunRecord, Store
 from tests.api_support import (
     FINISHING_GAME,
     client_of,

@@ -11,9 +11,9 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from service.migrations import alembic_config, upgrade
-from service.models import Base
-from service.store import PuzzleRecord, Store
+from service.storage.migrations import alembic_config, upgrade
+from service.storage.models import Base
+from service.storage.store import PuzzleRecord, Store
 
 DAY = date(2026, 11, 30)
 

@@ -22,11 +22,11 @@ import pytest
 import redis
 
 from puzzles import GAMES
-from service import supervisor
-from service.children import command_line, process_info, session_members
 from service.config import Config
-from service.queue import solve_job_id
-from service.supervisor import (
+from service.jobs.queue import solve_job_id
+from service.operations import supervisor
+from service.operations.children import command_line, process_info, session_members
+from service.operations.supervisor import (
     HEALTH_MISSES,
     STABLE_SECONDS,
     Backoff,
@@ -45,7 +45,11 @@ ANSWER_SECONDS = 60
 # A few requests a second: well within any read limit.
 ASK_INTERVAL_SECONDS = 0.25
 # What identifies each child in its command line.
-CHILDREN = {"redis-server": b"redis-server", "web": b"gunicorn", "worker": b"service.cli\x00worker"}
+CHILDREN = {
+    "redis-server": b"redis-server",
+    "web": b"gunicorn",
+    "worker": b"service.operations.cli\x00worker",
+}
 
 
 @dataclass
@@ -84,7 +88,7 @@ def serve(
     log = tmp_path / "serve.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "service.operations.cli", "serve", "--port", str(port)],
             env=env, stdout=output, stderr=subprocess.STDOUT,
         )  # fmt: skip
     running = Serve(process, port, log, instance_path)

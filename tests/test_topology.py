@@ -35,9 +35,9 @@ from rq.scheduler import RQScheduler
 
 from bench.proxy_bursts import GAPS, burst
 from puzzles import GAMES
-from service import daily
 from service.config import Config
-from service.queue import solve_job_id, solve_queues
+from service.domain import daily
+from service.jobs.queue import solve_job_id, solve_queues
 from tests.process_support import (
     free_port,
     kill_everything_under,

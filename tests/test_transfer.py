@@ -10,9 +10,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from puzzles import get_game
-from service import players, transfers
 from service.clock import Clock
-from service.store import Store
+from service.storage.store import Store
+from service.web import players, transfers
 from tests.api_support import FINISHING_GAME, client_of, finished_run
 
 PRACTICE = "transfer-seed"

@@ -18,17 +18,17 @@ from rq.job import Job, JobStatus
 from rq.scheduler import RQScheduler
 
 from puzzles import GAMES
-from service import jobs
 from service.config import Config
-from service.queue import Urgency, solve_job_id, solve_queue, solve_queues
-from service.store import Store
-from service.worker_upkeep import (
+from service.jobs import jobs
+from service.jobs.queue import Urgency, solve_job_id, solve_queue, solve_queues
+from service.jobs.worker_upkeep import (
     SCHEDULER_LEASE_SECONDS,
     noticing_connection,
     redis_came_back,
     release_silent_scheduler_locks,
     retry_abandoned_job_at_once,
 )
+from service.storage.store import Store
 
 HEARTBEAT = 10
 
@@ -166,7 +166,9 @@ def test_an_abandoned_job_is_retried_at_once_and_logged(
     connection: redis.Redis, caplog: pytest.LogCaptureFixture
 ):
     queue = solve_queue(connection)
-    job = queue.enqueue("service.jobs.plan_dailies", retry=Retry(max=3, interval=[10, 60, 300]))
+    job = queue.enqueue(
+        "service.jobs.jobs.plan_dailies", retry=Retry(max=3, interval=[10, 60, 300])
+    )
     queue.remove(job)  # taken by the worker that then died
     with caplog.at_level(logging.INFO, logger="service"):
         abandon(job, connection)
@@ -184,7 +186,7 @@ def test_an_abandoned_job_is_retried_at_once_and_logged(
 def test_an_abandoned_job_without_retries_is_logged(
     connection: redis.Redis, caplog: pytest.LogCaptureFixture
 ):
-    job = solve_queue(connection).enqueue("service.jobs.plan_dailies")
+    job = solve_queue(connection).enqueue("service.jobs.jobs.plan_dailies")
     with caplog.at_level(logging.INFO, logger="service"):
         abandon(job, connection)
         assert retry_abandoned_job_at_once(job, TimeoutError, TimeoutError(), None)

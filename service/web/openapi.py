@@ -1,0 +1,309 @@
+"""The API's OpenAPI 3.1 document, generated from the routes themselves.
+
+Each route declares its path parameters, request body and responses once, through
+`Api.route`. The same declarations validate what arrives (a body or a path value
+that breaks its schema never reaches the view) and build the document served at
+`/api/v1/openapi.json`, so the document cannot drift from what the code accepts.
+Schemas are plain JSON Schema 2020-12, which is what OpenAPI 3.1 speaks.
+
+A body whose schema depends on a path value (a run's length is the game's) is
+declared per value (`PerValue`): the document then gives each value a path of its
+own, the value written in place of the parameter, with its own body schema, since
+no schema of a body can refer to the path it is sent to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import wraps
+from typing import Any
+
+import jsonschema_rs
+from flask import Blueprint
+
+from service.web.errors import ApiError
+from service.web.json_body import MAX_BODY_DEPTH, read_json_body
+
+Schema = dict[str, Any]
+View = Callable[..., Any]
+
+ERROR_DESCRIPTIONS = {
+    400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a number that is "
+    "not an integer, a string that is not Unicode text, a value of the wrong type or shape "
+    "(an action's included), an invalid seed",
+    403: "Refused: a write that is not JSON or not from this site, or a line of play on a "
+    "daily whose day is not over (whoever asks: `line_opens_at` and Retry-After say when it "
+    "opens)",
+    404: "No such game, puzzle, daily, attempt or run (or not yours, or not public yet)",
+    409: "Conflict: the answer says the current state (an attempt's, or that the daily is over)",
+    413: "The request body is larger than the documented limit",
+    422: "An illegal run: the answer names the action index and the rule broken",
+    429: "Too many requests: wait the number of seconds in Retry-After",
+    503: "The solver's queue is full, or the database stayed locked by another writer for a "
+    "few seconds: nothing was done; retry after the seconds in Retry-After",
+}
+
+ERROR_SCHEMA: Schema = {
+    "type": "object",
+    "required": ["error", "status"],
+    "properties": {
+        "error": {"type": "string", "description": "What was wrong, in words"},
+        "status": {"type": "integer", "description": "The HTTP status code"},
+        "index": {"type": "integer", "description": "422: the index of the illegal action"},
+        "reason": {"type": "string", "description": "422: the rule the action broke"},
+        "retry_after": {
+            "type": "integer",
+            "description": "429 and 503, and 403 for a line not public yet: seconds to wait",
+        },
+        "line_opens_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "403 for a line not public yet: when it opens (00:00 UTC)",
+        },
+    },
+}
+
+_FLASK_PLACEHOLDER = re.compile(r"<(?:\w+:)?(\w+)>")
+
+
+@dataclass(frozen=True)
+class PathParam:
+    """A path parameter: its schema, and the status answered when a value breaks it."""
+
+    name: str
+    schema: Schema
+    description: str
+    invalid_status: int = 400
+    invalid_message: str = "invalid {name} {value!r}"
+    validator: jsonschema_rs.Validator = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validator", jsonschema_rs.validator_for(self.schema))
+
+    def check(self, value: str) -> None:
+        if not self.validator.is_valid(value):
+            message = self.invalid_message.format(name=self.name, value=value)
+            raise ApiError(self.invalid_status, message)
+
+    def document(self) -> Schema:
+        return {
+            "name": self.name,
+            "in": "path",
+            "required": True,
+            "description": self.description,
+            "schema": self.schema,
+        }
+
+
+@dataclass(frozen=True)
+class Link:
+    """An operation the answer leads to, with its parameters taken from the answer or the
+    request (OpenAPI runtime expressions): clients and testing tools follow it."""
+
+    operation_id: str
+    parameters: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A documented response: its description, body schema, headers and links."""
+
+    description: str
+    schema: Schema | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    links: dict[str, Link] = field(default_factory=dict)
+
+    def document(self) -> Schema:
+        entry: Schema = {"description": self.description}
+        if self.schema is not None:
+            entry["content"] = {"application/json": {"schema": self.schema}}
+        if self.headers:
+            entry["headers"] = {
+                name: {"description": text, "schema": {"type": "string"}}
+                for name, text in self.headers.items()
+            }
+        if self.links:
+            entry["links"] = {
+                name: {"operationId": link.operation_id, "parameters": link.parameters}
+                for name, link in self.links.items()
+            }
+        return entry
+
+
+@dataclass(frozen=True)
+class PerValue:
+    """A body schema for each value of one path parameter (say each game)."""
+
+    param: str
+    bodies: dict[str, Schema]
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str
+    view_name: str
+    summary: str
+    description: str
+    params: tuple[PathParam, ...]
+    body: Schema | PerValue | None
+    responses: dict[int, Answer]
+
+    def document(self, body_limit: int) -> dict[str, Schema]:
+        """The operation's entry under each of its paths: one path, or one per value of the
+        parameter its body depends on."""
+        if not isinstance(self.body, PerValue):
+            return {self.path: self._entry(self.view_name, self.params, self.body, body_limit)}
+        fixed = self.body.param
+        params = tuple(param for param in self.params if param.name != fixed)
+        return {
+            self.path.replace(f"{{{fixed}}}", value): self._entry(
+                f"{self.view_name}_{value.replace('-', '_')}", params, body, body_limit
+            )
+            for value, body in self.body.bodies.items()
+        }
+
+    def _entry(
+        self,
+        operation_id: str,
+        params: tuple[PathParam, ...],
+        body: Schema | None,
+        body_limit: int,
+    ) -> Schema:
+        entry: Schema = {
+            "operationId": operation_id,
+            "summary": self.summary,
+            "responses": {
+                str(status): response.document()
+                for status, response in sorted(self.responses.items())
+            },
+        }
+        if self.description:
+            entry["description"] = self.description
+        if params:
+            entry["parameters"] = [param.document() for param in params]
+        if body is not None:
+            entry["requestBody"] = {
+                "description": f"JSON of at most {body_limit} bytes (a larger body is a 413)",
+                "required": True,
+                "content": {"application/json": {"schema": body}},
+            }
+        return entry
+
+
+def _error_responses(statuses: Iterable[int]) -> dict[int, Answer]:
+    error_ref = {"$ref": "#/components/schemas/Error"}
+    responses = {}
+    for status in statuses:
+        retry = status in (403, 429, 503)
+        headers = {"Retry-After": "Seconds until a new request may pass"} if retry else {}
+        responses[status] = Answer(ERROR_DESCRIPTIONS[status], error_ref, headers)
+    return responses
+
+
+class Api:
+    """A blueprint's routes with the schemas they declare, and the document built from them."""
+
+    def __init__(self, blueprint: Blueprint, *, title: str, version: str, description: str):
+        self.blueprint = blueprint
+        self.info = {"title": title, "version": version, "description": description}
+        self.schemas: dict[str, Schema] = {"Error": ERROR_SCHEMA}
+        self.params: dict[str, PathParam] = {}
+        self.operations: list[Operation] = []
+
+    def schema(self, name: str, schema: Schema) -> Schema:
+        """Register a named schema of the document; returns the reference to it."""
+        self.schemas[name] = schema
+        return {"$ref": f"#/components/schemas/{name}"}
+
+    def path_param(self, param: PathParam) -> None:
+        self.params[param.name] = param
+
+    def route(
+        self,
+        rule: str,
+        method: str,
+        *,
+        summary: str,
+        responses: dict[int, Answer],
+        body: Schema | PerValue | None = None,
+        errors: Iterable[int] = (),
+    ) -> Callable[[View], View]:
+        """Register a view for (rule, method) with what it accepts and answers.
+
+        Path values are checked against their parameter's schema and a declared body
+        is read, validated and passed to the view as `body`.
+        """
+        params = tuple(self.params[name] for name in _FLASK_PLACEHOLDER.findall(rule))
+        if isinstance(body, PerValue):
+            assert body.param in (param.name for param in params), f"{rule} has no {body.param}"
+        # A route that reads or writes the database may find it locked: a 503 to retry.
+        error_statuses = set(errors) | {param.invalid_status for param in params} | {503}
+        if body is not None:
+            # Every write: a malformed body, a body not JSON or not same-origin, a body too big.
+            error_statuses |= {400, 403, 413}
+
+        def register(view: View) -> View:
+            self.operations.append(
+                Operation(
+                    method=method.lower(),
+                    path=_FLASK_PLACEHOLDER.sub(r"{\1}", rule),
+                    view_name=view.__name__,
+                    summary=summary,
+                    description=(view.__doc__ or "").strip(),
+                    params=params,
+                    body=body,
+                    responses={**_error_responses(sorted(error_statuses)), **responses},
+                )
+            )
+            checked = _checked_view(view, params, body)
+            self.blueprint.add_url_rule(rule, view.__name__, checked, methods=[method])
+            return view
+
+        return register
+
+    def document(self, body_limit: int) -> Schema:
+        """The OpenAPI document; body_limit is the app's request body limit in bytes."""
+        paths: dict[str, Schema] = {}
+        for operation in self.operations:
+            for path, entry in operation.document(body_limit).items():
+                paths.setdefault(path, {})[operation.method] = entry
+        return {
+            "openapi": "3.1.0",
+            "info": self.info,
+            "servers": [{"url": self.blueprint.url_prefix or "/"}],
+            "paths": paths,
+            "components": {"schemas": self.schemas},
+        }
+
+
+def _body_validator(
+    body: Schema | PerValue | None,
+) -> Callable[[dict[str, str]], jsonschema_rs.Validator | None]:
+    """The validator of a request's body, given its (checked) path values."""
+    if body is None:
+        return lambda _values: None
+    if not isinstance(body, PerValue):
+        validator = jsonschema_rs.validator_for(body)
+        return lambda _values: validator
+    validators = {value: jsonschema_rs.validator_for(one) for value, one in body.bodies.items()}
+    return lambda values: validators[values[body.param]]
+
+
+def _checked_view(
+    view: View, params: tuple[PathParam, ...], body: Schema | PerValue | None
+) -> View:
+    body_validator = _body_validator(body)
+
+    @wraps(view)
+    def checked(**values: str) -> Any:
+        for param in params:
+            param.check(values[param.name])
+        validator = body_validator(values)
+        if validator is not None:
+            values["body"] = read_json_body(validator)
+        return view(**values)
+
+    return checked

@@ -1,0 +1,153 @@
+"""Anonymous players: an id in a signed cookie, created on a player's first write.
+
+Nothing is asked of a player: the first accepted write gives them a random id, kept
+in a cookie signed with RALLY_SECRET_KEY so that nobody can claim another
+player's id (and with it their attempts, official runs or a daily's solution).
+New ids are rate limited per address. Only writes hand out ids, and every write
+is checked to come from the site itself (service.web.same_origin), so no request
+from another site ever sets or replaces the cookie.
+"""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+
+from flask import Flask, Response, current_app, g, request
+from itsdangerous import BadSignature, Signer
+
+from service.web.errors import ApiError
+from service.web.ratelimit import Limit
+
+COOKIE_NAME = "rally_player"
+# Browsers cap a cookie's lifetime at 400 days.
+COOKIE_MAX_AGE = 400 * 24 * 3600
+_SIGNER_SALT = "rally-daily/player"
+_SIGNER_EXTENSION = "rally-player-signer"
+MAX_NAME_CHARS = 40
+# Unicode categories a display name may not hold: control, format (bidirectional
+# overrides and isolates, zero-width spaces and joiners, soft hyphen), surrogate,
+# private use and unassigned characters, and line and paragraph separators. They
+# reorder, hide or break what others read.
+_REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+# Characters of other categories that show nothing: the Hangul fillers (letters that
+# render as blank space), the braille blank, the combining grapheme joiner and the Khmer
+# inherent vowels (default-ignorable marks). A name of them looks empty, and beside a
+# real name they make a look-alike.
+_INVISIBLE = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f", "\u17b4", "\u17b5"}
+# What a name needs at least one of: a letter, digit, punctuation mark or symbol. Spaces
+# and combining marks alone show nothing (a mark needs a character to sit on).
+_VISIBLE_CATEGORIES = ("L", "N", "P", "S")
+
+
+def _signer() -> Signer:
+    return current_app.extensions[_SIGNER_EXTENSION]
+
+
+def current_player_id() -> str | None:
+    """The id in the request's cookie, or None when it is absent or its signature is wrong."""
+    if "cookie_player_id" not in g:
+        g.cookie_player_id = _verified_cookie()
+    return g.cookie_player_id
+
+
+def _verified_cookie() -> str | None:
+    signed = request.cookies.get(COOKIE_NAME)
+    if signed is None:
+        return None
+    try:
+        return _signer().unsign(signed).decode()
+    except (BadSignature, UnicodeDecodeError):
+        return None
+
+
+def request_player_id() -> str | None:
+    """The caller's id: from the cookie, or the new one this request is handing out."""
+    return current_player_id() or g.get("new_player_id")
+
+
+def admit_write(*limits: Limit) -> None:
+    """Count this write against limits and, when the caller has no player id yet, against
+    the new player ids, all in one check (ApiError 429 at the first one it is over).
+
+    A caller without an id is given one here, whose cookie goes out with a successful
+    answer: the limit on new ids counts every write that would hand one out.
+    """
+    limiter = current_app.extensions["rally"].limiter
+    if request_player_id() is not None:
+        limiter.check(*limits)
+        return
+    limiter.check(*limits, limiter.new_players)
+    g.new_player_id = secrets.token_urlsafe(16)
+
+
+def player_id_for_write() -> str:
+    """The caller's id: from the cookie, the one admit_write gave, or a new one (ApiError
+    429 when this address has had too many new ids lately)."""
+    existing = request_player_id()
+    if existing is not None:
+        return existing
+    admit_write()
+    return g.new_player_id
+
+
+def hand_over(player_id: str) -> None:
+    """Make this request's answer, if successful, set the caller's cookie to player_id (a
+    transfer link redeemed: service.web.transfers)."""
+    g.new_player_id = player_id
+
+
+def _refused(char: str) -> bool:
+    return unicodedata.category(char) in _REFUSED_CATEGORIES or char in _INVISIBLE
+
+
+def _visible(char: str) -> bool:
+    return unicodedata.category(char).startswith(_VISIBLE_CATEGORIES) and char not in _INVISIBLE
+
+
+def name_refusal(name: str) -> str | None:
+    """Why a name (in NFC) is refused, or None: it holds a control, bidirectional,
+    zero-width, line-breaking or other invisible character, starts with a combining mark
+    (which has nothing to sit on), shows no visible character at all, or is too long."""
+    refused = next((c for c in name if _refused(c)), None)
+    if refused is not None:
+        return f"the character U+{ord(refused):04X} is not allowed in a name"
+    if not any(_visible(c) for c in name):
+        return "a name must show at least one visible character"
+    if unicodedata.category(name[0]).startswith("M"):
+        return "a name cannot start with a combining mark"
+    if len(name) > MAX_NAME_CHARS:
+        return f"at most {MAX_NAME_CHARS} characters"
+    return None
+
+
+def clean_display_name(raw: str | None) -> str | None:
+    """The name in Unicode NFC, or ApiError 400 saying why it is refused (name_refusal)."""
+    if raw is None:
+        return None
+    name = unicodedata.normalize("NFC", raw)
+    refusal = name_refusal(name)
+    if refusal is not None:
+        raise ApiError(400, f"name: {refusal}")
+    return name
+
+
+def _send_new_player_cookie(response: Response) -> Response:
+    new_id = g.pop("new_player_id", None)
+    # A refused write (4xx) created no player and redeemed no link: it hands out no id.
+    if new_id is not None and response.status_code < 400:
+        response.set_cookie(
+            COOKIE_NAME,
+            _signer().sign(new_id).decode(),
+            max_age=COOKIE_MAX_AGE,
+            httponly=True,
+            samesite="Lax",
+            secure=request.is_secure,
+        )
+    return response
+
+
+def init_app(app: Flask, secret_key: str) -> None:
+    """Sign player cookies with secret_key (RALLY_SECRET_KEY)."""
+    app.extensions[_SIGNER_EXTENSION] = Signer(secret_key, salt=_SIGNER_SALT)
+    app.after_request(_send_new_player_cookie)

@@ -1,0 +1,2 @@
+"""Rallye Raser's exact solver (its round model and bound), its reference players and the
+expert's game-specific parts."""
