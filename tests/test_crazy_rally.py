@@ -469,6 +469,7 @@ def test_cr20_the_solo_score_is_distance_plus_one_per_unused_event():
     assert after["outcome"] == "finished"
     assert GAME.score(after) == 80 + 6 + 2 * 1
     assert GAME.tiebreak(after) == 6
+    assert GAME.tiebreak_rule.describe() == "final speed, higher is better"
     assert GAME.view(after)["score"] == 88
     assert GAME.view(after)["event_bonus"] == 1
 

@@ -591,6 +591,8 @@ def test_rr25_score_and_tiebreak():
     state = play(state, place(0, 3, "M"), MOVE)
     assert GAME.score(state) == 2 * 6 + 4
     assert GAME.tiebreak(state) == -7
+    assert (GAME.tiebreak_rule.counts, GAME.tiebreak_rule.better) == ("rounds", "fewer")
+    assert GAME.tiebreak_rule.describe() == "rounds, fewer is better, given as minus the rounds"
 
 
 def test_rr26_run_ends_unfinished_after_the_round_limit():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzles.base import Action, ActionForms, Game, IllegalAction, State
+from puzzles.base import Action, ActionForms, Game, IllegalAction, State, TiebreakRule
 from puzzles.crazy_rally.cards import (
     ADJUSTMENT_COLOURS,
     ADJUSTMENTS,
@@ -323,10 +323,13 @@ class CrazyRally(Game):
         distance: int = state["distance"]
         return distance + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
 
+    # Rule CR-20: the higher final speed wins a tie.
+    tiebreak_rule = TiebreakRule(counts="final speed", better="higher")
+
     def tiebreak(self, state: State) -> int:
         """Rule CR-20: the higher final speed wins a tie."""
         speed: int = state["speed"]
-        return speed
+        return self.tiebreak_rule.of(speed)
 
     def view(self, state: State) -> dict[str, Any]:
         """Rule CR-21: everything the player may see; the track only during the test round."""
