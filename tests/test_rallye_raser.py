@@ -661,6 +661,7 @@ def playthrough(seed: str, pick) -> list[dict]:
 def test_invariants_hold_along_random_runs(seed: str):
     """Dials stay in range, the car never rests on an absent field nor drives backwards."""
     states = playthrough(seed, Stream(seed, "invariants").below)
+    assert len(states) > 1 and GAME.is_over(states[-1])  # every step of a whole run checked
     for before, after in pairwise(states):
         assert 0 <= after["timer"] <= 6 and 0 <= after["control"] <= 6
         assert 1 <= after["gear"] <= 3
