@@ -1,5 +1,5 @@
 """The caller's own history (`GET /me`): their name, their official runs and, game by game,
-their streaks, days played and distance to the optimum (service.domain.history).
+their streaks, days played and distance to the optimum and to par (service.domain.history).
 
 Read from the database off one index of the player's official runs, never by replaying a
 run. It shows no seed and no line of play: only what each run's own result page shows its
