@@ -92,6 +92,9 @@ def tiebreak_field(schema: Schema, what: str) -> Schema:
     }
 
 
+PAR_TIEBREAK = tiebreak_field(NULLABLE_INT, "The par run's tie-break; null when par is")
+
+
 def actions_of(longest: int, description: str) -> Schema:
     """A list of at most longest actions."""
     return {"type": "array", "maxItems": longest, "items": ACTION, "description": description}
@@ -111,7 +114,6 @@ def per_game(body: Callable[[Game], Schema]) -> PerValue:
     return PerValue("game", {name: body(game) for name, game in sorted(GAMES.items())})
 
 
-PAR_TIEBREAK = tiebreak_field(NULLABLE_INT, "The par run's tie-break; null when par is")
 DISPLAY_NAME = {
     "type": "string",
     "minLength": 1,
