@@ -128,7 +128,7 @@ async function showSolution(run, boards, ref) {
     clear(root, opening(run.puzzle.line_opens_at, (when) => (when
       ? `The optimal line opens to everyone at ${when}: come back then to see how the best possible run was played.`
       : `The optimal line is open now: ${OPEN_NOW}`)));
-    return;
+    return null;
   }
   try {
     const solution = await puzzleApi(ref).solution();
@@ -137,7 +137,7 @@ async function showSolution(run, boards, ref) {
         ? "The optimum of this puzzle could not be computed."
         : "The optimum is still being computed; come back in a moment.";
       clear(root, h("p", { class: "muted" }, why));
-      return;
+      return null;
     }
     const replay = createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line", actor: "the optimal line" });
     await replay.ready;
