@@ -27,6 +27,8 @@ from service.store import PuzzleRecord, Store
 from service.store_attempts import AttemptMoved, ClientLimit, Extension, RunResult
 from tests.api_support import (
     FINISHING_GAME,
+    append_line,
+    attempt_batches,
     client_of,
     finished_run,
     over_run,
@@ -38,8 +40,6 @@ from tests.api_support import (
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
 # A client (a keyed hash of its address bucket) that may start a few attempts of a puzzle.
 ONE_CLIENT = ClientLimit("c0ffee" * 5 + "00", 3)
-# Action types that reveal something new (a die, a card): the client must wait for the answer.
-REVEALING = {"roll", "reroll", "move", "gear_check", "start", "drive"}
 
 
 def append(client: FlaskClient, attempt: dict[str, Any], actions: list[Any], **extra: Any):
@@ -47,17 +47,6 @@ def append(client: FlaskClient, attempt: dict[str, Any], actions: list[Any], **e
         f"/api/v1/attempts/{attempt['attempt']}/actions",
         json={"played": attempt["played"], "actions": actions, **extra},
     )
-
-
-def batches(actions: list[Any]) -> list[list[Any]]:
-    """The actions cut as a client sends them: non-revealing ones travel with the next
-    revealing one."""
-    cut: list[list[Any]] = [[]]
-    for action in actions:
-        cut[-1].append(action)
-        if not isinstance(action, dict) or action.get("type") in REVEALING:
-            cut.append([])
-    return [batch for batch in cut if batch]
 
 
 @games
@@ -81,7 +70,7 @@ def test_a_daily_is_played_through_its_attempt_to_an_official_run(
         game.view(state),
         game.legal_actions(state),
     )
-    sent = batches(actions)
+    sent = attempt_batches(puzzle, actions)
     assert len(sent) > 1
     played: list[Any] = []
     for batch in sent:
@@ -115,7 +104,7 @@ def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
     puzzle = todays_daily(api_store, FINISHING_GAME)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     first = start_attempt(client, puzzle).get_json()
-    append(client, first, actions[:5])
+    append_line(client, puzzle, first, actions[:5])
     again = start_attempt(client, puzzle)
     assert again.status_code == 200
     assert (again.get_json()["attempt"], again.get_json()["actions"]) == (
@@ -131,15 +120,16 @@ def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
     assert api_store.get_attempt(first["attempt"]).played == len(actions)
 
 
-def test_a_retried_append_is_applied_once(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
-    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+@games
+def test_a_retried_append_is_applied_once(game_name: str, client: FlaskClient, api_store: Store):
+    puzzle = todays_daily(api_store, game_name)
+    batch = attempt_batches(puzzle, over_run(get_game(game_name), puzzle.seed))[0]
     attempt = start_attempt(client, puzzle).get_json()
-    first = append(client, attempt, actions[:2])
-    retried = append(client, attempt, actions[:2])  # the answer to the first was lost
+    first = append(client, attempt, batch)
+    retried = append(client, attempt, batch)  # the answer to the first was lost
     assert (first.status_code, retried.status_code) == (200, 200)
     assert retried.get_json() == first.get_json()
-    assert api_store.attempt_actions(attempt["attempt"]) == actions[:2]
+    assert api_store.attempt_actions(attempt["attempt"]) == batch
 
 
 def test_a_stale_played_count_is_a_409_with_the_current_state(
@@ -148,13 +138,14 @@ def test_a_stale_played_count_is_a_409_with_the_current_state(
     puzzle = todays_daily(api_store, FINISHING_GAME)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     attempt = start_attempt(client, puzzle).get_json()
-    current = append(client, attempt, actions[:3]).get_json()
+    current = append_line(client, puzzle, attempt, actions[:3])
     assert actions[0] != actions[1]
     for played, sent in ((0, actions[1:2]), (7, actions[7:8])):
         answer = append(client, {**attempt, "played": played}, sent)
         assert answer.status_code == 409
         body = answer.get_json()
         assert body["error"]
+        assert body["actions"] == actions[:3]
         assert {key: body[key] for key in current} == current
     assert api_store.get_attempt(attempt["attempt"]).played == 3
 
@@ -162,13 +153,12 @@ def test_a_stale_played_count_is_a_409_with_the_current_state(
 def test_an_illegal_action_names_its_index_and_rule_and_appends_nothing(
     client: FlaskClient, api_store: Store
 ):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
-    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    puzzle = todays_daily(api_store, "rallye-raser")
     attempt = start_attempt(client, puzzle).get_json()
-    answer = append(client, attempt, [actions[0], {"type": "no-such-action"}])
+    answer = append(client, attempt, [{"type": "gear", "gear": 2}, {"type": "no-such-action"}])
     assert answer.status_code == 422
     assert answer.get_json()["index"] == 1
-    assert answer.get_json()["reason"]
+    assert answer.get_json()["reason"].startswith("RR-27 (actions)")
     assert api_store.get_attempt(attempt["attempt"]).played == 0
 
 
@@ -374,7 +364,7 @@ def test_an_attempt_finished_after_its_day_is_a_practice_run(
     clock.set(datetime.combine(puzzle.daily_date + timedelta(days=1), datetime.min.time(), UTC))
     attempt = player.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", json={})
     assert attempt.status_code == 409
-    over = append(player, begun, actions[4:]).get_json()
+    over = append_line(player, puzzle, begun, actions)
     assert player.get(f"/api/v1/runs/{over['run']}").get_json()["official"] is False
     assert api_store.leaderboard(puzzle.id) == []
 

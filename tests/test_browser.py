@@ -49,6 +49,7 @@ from service.store import PuzzleRecord, Store
 from solver import expert, solve
 from solver.crazy_rally_players import heuristic_actions as crazy_rally_heuristic
 from solver.rallye_raser_players import heuristic_actions
+from tests.api_support import attempt_batches
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
@@ -1376,11 +1377,13 @@ def play_daily_by_api(page: Page, puzzle: PuzzleRecord) -> str:
     """Today's daily played along its witness from the page's browser: the run's id."""
     assert puzzle.daily_date is not None and puzzle.witness is not None
     started = page.request.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", data={})
-    attempt = started.json()["attempt"]
-    over = page.request.post(
-        f"/api/v1/attempts/{attempt}/actions", data={"played": 0, "actions": puzzle.witness}
-    )
-    assert over.ok, over.text()
+    attempt, played = started.json()["attempt"], 0
+    for batch in attempt_batches(puzzle, puzzle.witness):
+        over = page.request.post(
+            f"/api/v1/attempts/{attempt}/actions", data={"played": played, "actions": batch}
+        )
+        assert over.ok, over.text()
+        played += len(batch)
     return over.json()["run"]
 
 
