@@ -27,11 +27,30 @@ DAY = date(2026, 11, 30)
 DAILY_ONLY = {"RALLY_DAILY_KEY": DAILY_KEY}
 
 
-def test_a_daily_seed_is_a_valid_seed_naming_its_date():
+def test_a_daily_seed_is_a_valid_seed_naming_its_date_with_128_secret_bits():
     seed = daily.daily_seed("key", "crazy-rally", DAY)
     assert validate_seed(seed) == seed
-    assert seed.startswith("d20261130-")
-    assert len(seed) == len("d20261130-") + 16
+    assert re.fullmatch(r"d20261130-[0-9a-f]{32}", seed)
+    legacy = daily.legacy_daily_seed("key", "crazy-rally", DAY)
+    assert re.fullmatch(r"d20261130-[0-9a-f]{16}", legacy)
+    assert not seed.startswith(legacy), "the two forms share no secret digits"
+    for form in (seed, legacy):
+        assert daily.daily_date_of("key", "crazy-rally", form) == DAY
+        assert daily.daily_date_of("other-key", "crazy-rally", form) is None
+        assert daily.daily_date_of("key", "rallye-raser", form) is None
+
+
+def test_a_daily_recorded_with_a_64_bit_seed_keeps_it_under_any_rules(store: Store):
+    """Dailies recorded (and committed to) before seeds had 128 bits keep their seeds: a
+    day already in the database, today's or a coming one, is never given another."""
+    legacy = daily.legacy_daily_seed("key", "crazy-rally", DAY)
+    old = store.ensure_puzzle("crazy-rally", legacy, "cr-1", daily_date=DAY, number=30)
+    again = daily.ensure_daily(store, "key", "crazy-rally", DAY)
+    assert again.seed == legacy and again.rules_version == GAMES["crazy-rally"].rules_version
+    assert again.id != old.id
+    assert {p.seed for p in store.daily_puzzles(DAY) if p.game == "crazy-rally"} == {legacy}
+    fresh = daily.ensure_daily(store, "key", "rallye-raser", DAY)
+    assert fresh.seed == daily.daily_seed("key", "rallye-raser", DAY)
 
 
 def test_daily_seeds_differ_by_key_game_and_date():

@@ -191,7 +191,9 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
 
     The seed of a past daily is recorded as that daily, unless the daily of that
     date is stored already under other rules: then the seed is a practice
-    puzzle under the current rules, and the daily keeps its own results.
+    puzzle under the current rules, and the daily keeps its own results. So is a
+    seed of the old 64-bit form for a day never recorded, whose daily is the 128-bit
+    one.
     """
     puzzle = practice_puzzle_allowed(game, seed)
     if puzzle is not None:
@@ -200,7 +202,9 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
         return puzzle, False
     store, config = services().store, services().config
     day = daily.daily_date_of(config.daily_key, game, seed)
-    if day is not None and any(p.game == game for p in store.daily_puzzles(day)):
+    recorded = day is not None and any(p.game == game for p in store.daily_puzzles(day))
+    # A day never recorded gets the current form of seed (daily.ensure_daily), not the old.
+    if day is not None and (recorded or seed != daily.daily_seed(config.daily_key, game, day)):
         day = None
     refusal = solve_refusal(day, client_key(), config)
     if refusal is not None:  # refused before the rate limit: it counts nothing
