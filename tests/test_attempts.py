@@ -20,7 +20,7 @@ from puzzles import GAMES, get_game
 from puzzles.stakes import stakes
 from service import daily
 from service.clock import Clock
-from service.models import Attempt
+from service.models import Attempt, Run
 from service.players import COOKIE_NAME
 from service.redis_server import EmbeddedRedis
 from service.store import PuzzleRecord, Store
@@ -493,12 +493,23 @@ REFUSED_NAMES = {
     "line separator": "Ada\u2028Lovelace",
     "paragraph separator": "\u2029",
     "ideographic spaces": "\u3000\u3000",
+    "no-break spaces": "\u00a0\u00a0\u00a0",
+    "twenty variation selectors after a name": "Ada" + "\ufe0f" * 20,
+    "twenty variation selectors": "\ufe0f" * 20,
+    "two variation selectors after an emoji": "\u2764\ufe0f\ufe0f",
+    "an emoji selector after a letter": "Ada\ufe0f",
+    "a variation selector of an ideograph": "\u845b\U000e0100",
+    "a Mongolian variation selector": "\u1820\u180b",
+    "the musical null notehead": "\U0001d159",
+    "a null notehead beside a name": "Ada\U0001d159",
 }
 ACCEPTED_NAMES = {
     "plain": "Ada",
     "accents": "Zoë Ångström",
     "Hangul": "한글",
     "emoji with a variation selector": "\u2764\ufe0f",
+    "a keycap": "1\ufe0f\u20e3",
+    "an emoji in text presentation": "\u2764\ufe0e Ada",
     "Devanagari": "देवनागरी",
     "a combining mark on a letter": "Zoe\u0308",
     "digits": "42",
@@ -540,3 +551,34 @@ def test_a_name_is_stored_in_nfc_and_a_change_applies_to_later_runs_only(
     assert client.get(f"/api/v1/runs/{over['run']}").get_json()["name"] == "Zo\u00eb"
     board = client.get(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/leaderboard")
     assert board.get_json()["entries"][0]["name"] == "Zo\u00eb"
+
+
+def test_a_name_is_trimmed_and_its_spaces_folded(client: FlaskClient, api_store: Store):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    start_attempt(client, puzzle, name="\u00a0 Ada\u2003\u00a0 Lovelace\u00a0\u00a0")
+    assert client.get("/api/v1/me").get_json()["name"] == "Ada Lovelace"
+
+
+def test_look_alike_names_on_one_board_are_told_apart_by_a_tag(app: Flask, api_store: Store):
+    """An exact duplicate, a Cyrillic homoglyph and a name stored with trailing no-break
+    spaces (before names were folded) all look like "Ada": each is marked with its own
+    player's tag; a name like no other is not."""
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    game = get_game(puzzle.game)
+    names = ["Ada", "Ada", "\u0410da", "Bo", "Legacy"]
+    for variant, name in enumerate(names):
+        play_attempt(client_of(app), puzzle, finished_run(game, puzzle.seed, variant), name=name)
+    with api_store.engine.begin() as connection:  # a name stored before names were folded
+        connection.execute(
+            sqlalchemy.update(Run)
+            .where(Run.display_name == "Legacy")
+            .values(display_name="Ada\u00a0\u00a0")
+        )
+    board = client_of(app).get(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/leaderboard")
+    tags: dict[str, list[str | None]] = {}
+    for entry in board.get_json()["entries"]:
+        tags.setdefault(entry["name"], []).append(entry["tag"])
+    assert tags["Bo"] == [None]
+    marked = [*tags["Ada"], *tags["\u0410da"], *tags["Ada\u00a0\u00a0"]]
+    assert len(marked) == 4 and len(set(marked)) == 4 and None not in marked
+    assert all(re.fullmatch("[a-z2-7]{5}", tag) for tag in marked)

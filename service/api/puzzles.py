@@ -13,7 +13,7 @@ from typing import Any
 from flask import Response, jsonify
 
 from puzzles import GAMES
-from service import daily
+from service import daily, players
 from service.api.common import (
     GAME_NAME,
     NULLABLE_INT,
@@ -44,11 +44,26 @@ LEADERBOARD = api.schema(
                 "description": "Official runs, best first (score, then tie-break, then time)",
                 "items": {
                     "type": "object",
-                    "required": ["rank", "run_id", "name", "score", "tiebreak", "created_at"],
+                    "required": [
+                        "rank",
+                        "run_id",
+                        "name",
+                        "tag",
+                        "score",
+                        "tiebreak",
+                        "created_at",
+                    ],
                     "properties": {
                         "rank": {"type": "integer", "minimum": 1},
                         "run_id": TOKEN_ID,
                         "name": {"type": ["string", "null"]},
+                        "tag": {
+                            "type": ["string", "null"],
+                            "pattern": "^[a-z2-7]{5}$",
+                            "description": "Where another player's name on this board looks "
+                            "the same (the same Unicode TR39 skeleton): a short mark of this "
+                            "player, the same on every board, shown after the name; else null",
+                        },
                         "score": {"type": "integer"},
                         "tiebreak": {"type": "integer"},
                         "created_at": {"type": "string", "format": "date-time"},
@@ -220,15 +235,20 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
 
 
 def _ranked(entries: list[RankedRun]) -> list[dict[str, Any]]:
-    """Leaderboard rows with standard competition ranks (equal results share a rank)."""
+    """Leaderboard rows with standard competition ranks (equal results share a rank), each
+    name that looks like another player's on the board marked with its player's tag."""
     rows: list[dict[str, Any]] = []
-    for position, run in enumerate(entries, start=1):
+    tags = players.look_alike_tags(
+        services().config.secret_key, [(run.player_id, run.display_name) for run in entries]
+    )
+    for position, (run, tag) in enumerate(zip(entries, tags, strict=True), start=1):
         tied = rows and (rows[-1]["score"], rows[-1]["tiebreak"]) == (run.score, run.tiebreak)
         rows.append(
             {
                 "rank": rows[-1]["rank"] if tied else position,
                 "run_id": run.id,
                 "name": run.display_name,
+                "tag": tag,
                 "score": run.score,
                 "tiebreak": run.tiebreak,
                 "created_at": run.created_at.isoformat(),
