@@ -1444,3 +1444,26 @@ def test_the_archive_is_a_calendar_whose_days_update_without_a_reload(
     expect(optimum).to_have_text(f"/{solved.optimum}", timeout=30_000)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(page, "archive-calendar-390")
+
+
+def test_look_alike_names_on_a_leaderboard_show_their_players_tags(
+    open_page: OpenPage, solved_daily: DailyOf
+):
+    """Two players named "Ada", one in Latin letters and one with a Cyrillic А: the
+    board marks each with its player's tag, so strangers can tell them apart."""
+    puzzle = solved_daily("crazy-rally", daily.today())
+    runs = []
+    for name in ("Ada", "\u0410da"):
+        page = open_page("/", 390)
+        started = page.request.post(
+            f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", data={"name": name}
+        )
+        assert started.ok, started.text()
+        runs.append(play_daily_by_api(page, puzzle))
+    page.goto(f"/runs/{runs[-1]}")
+    cells = page.locator("#leaderboard td:nth-child(2)")
+    expect(cells.filter(has_text="da #")).to_have_count(2)
+    tags = page.locator("#leaderboard .name-tag")
+    expect(tags).to_have_count(2)
+    assert tags.nth(0).inner_text() != tags.nth(1).inner_text()
+    screenshot(page, "leaderboard-look-alike-names-390")
