@@ -111,7 +111,8 @@ function leaderboardTable(board, boards, game) {
       h("th", { scope: "col" }, "Score"), h("th", { scope: "col" }, tiebreakHeading(game)))),
     h("tbody", {}, entries.slice(0, 10).map((entry) => h("tr", {},
       h("td", {}, entry.rank),
-      h("td", {}, h("a", { href: `/runs/${encodeURIComponent(entry.run_id)}` }, entry.name || "anonymous")),
+      h("td", {}, h("a", { href: `/runs/${encodeURIComponent(entry.run_id)}` }, entry.name || "anonymous"),
+        entry.tag ? h("span", { class: "name-tag", title: "Another name on this board looks the same: this mark tells the players apart" }, ` #${entry.tag}`) : null),
       h("td", {}, entry.score), h("td", {}, boards.tiebreakText(entry.tiebreak))))));
 }
 
