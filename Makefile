@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
+# The front end's lint (ESLint) at the versions package-lock.json pins; nothing is built.
+STAMP_NODE := node_modules/.installed
 # pytest-xdist workers; each starts its own Redis and PostgreSQL (tests/fixtures/servers.py).
 # They take tests one at a time, longest first (tests/conftest.py), so none ends long after
 # the others. Two on this 2-core machine: a third kept both cores busy with more work (its
@@ -26,6 +28,14 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(STAMP_RUN)
 
+$(STAMP_NODE): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs npm; }
+	npm ci --silent --no-audit --no-fund
+	touch $@
+
 install: $(STAMP_RUN)
 
 install-test: $(STAMP_TEST)
@@ -37,10 +47,11 @@ hooks: install-test
 run: install
 	$(BIN)/rally serve
 
-lint: install-test
+lint: install-test $(STAMP_NODE)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	npx --no-install eslint web/static/js
 
 # Browser tests drive Debian's chromium (Playwright's own browser download cannot work here).
 chromium:
@@ -76,4 +87,4 @@ bench: install
 	$(BIN)/python -m bench.solver
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .mypy_cache
+	rm -rf $(VENV) node_modules .pytest_cache .hypothesis .ruff_cache .mypy_cache

@@ -36,8 +36,9 @@ from rq.job import Job  # noqa: E402
 
 from puzzles import GAMES  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
-from service import daily, jobs  # noqa: E402
 from service.config import Config  # noqa: E402
+from service.domain import daily  # noqa: E402
+from service.jobs import jobs  # noqa: E402
 from service.jobs.queue import Urgency, enqueue_solve, solve_job_id, solve_queue, solve_queues  # noqa: E402
 from service.operations.redis_server import EmbeddedRedis  # noqa: E402
 from service.storage.migrations import upgrade  # noqa: E402

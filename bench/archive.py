@@ -24,7 +24,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench.first_practice import fresh_service, get_json, load_average  # noqa: E402
-from service import daily  # noqa: E402
+from service.domain import daily  # noqa: E402
 
 POLL_SECONDS = 5.0
 ASK_AFTER = 20.0

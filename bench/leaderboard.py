@@ -49,8 +49,8 @@ from sqlalchemy.engine import make_url  # noqa: E402
 
 from bench.load import GAME, finished_actions  # noqa: E402
 from puzzles import get_game  # noqa: E402
-from service import daily  # noqa: E402
 from service.config import Config  # noqa: E402
+from service.domain import daily  # noqa: E402
 from service.storage.migrations import upgrade  # noqa: E402
 from service.storage.store import Store  # noqa: E402
 from service.web.app import create_app  # noqa: E402

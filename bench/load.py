@@ -60,7 +60,7 @@ sys.path.insert(0, str(BENCH_DIR.parent))
 
 from flask import Flask, jsonify  # noqa: E402
 
-from puzzles import get_game  # noqa: E402
+from puzzles import GAMES, get_game  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
 from service.domain.daily import daily_seed, today  # noqa: E402
 from service.operations.children import process_table, start_process  # noqa: E402
@@ -72,10 +72,9 @@ HOST = "127.0.0.1"
 # The game of the practice runs: its random playouts reach the finish often.
 GAME = "crazy-rally"
 PRACTICE_SEED = "bench-practice"
-# The daily played through attempts, and the actions of it that reveal something new (a
-# roll, a reroll, the drive): a client waits for the answer to those only.
+# The daily played through attempts, a batch of actions per request, each ending at an
+# action that reveals something new (a roll, a reroll, a drive that draws a road card).
 ATTEMPT_GAME = "rallye-raser"
-REVEALING = {"roll", "reroll", "move"}
 # The bench's own key, so that it knows today's seed and can prepare a run of it.
 # Random: no key printed in the repository is accepted.
 BENCH_DAILY_KEY = secrets.token_urlsafe(32)
@@ -329,13 +328,9 @@ def targets(service_port: int, ceiling_port: int) -> list[Target]:
 def daily_batches() -> list[list[Any]]:
     """Today's Rallye Raser daily as a client sends it: a heuristic player's run, cut after
     each action that reveals something new."""
-    actions = heuristic_actions(daily_seed(BENCH_DAILY_KEY, ATTEMPT_GAME, today()))
-    batches: list[list[Any]] = [[]]
-    for action in actions:
-        batches[-1].append(action)
-        if action["type"] in REVEALING:
-            batches.append([])
-    return [batch for batch in batches if batch]
+    seed = daily_seed(BENCH_DAILY_KEY, ATTEMPT_GAME, today())
+    game = GAMES[ATTEMPT_GAME]
+    return game.batches(game.new_game(seed), heuristic_actions(seed))
 
 
 class Player:

@@ -71,8 +71,16 @@ class Game(ABC):
     """A seeded solitaire: the rules engine of one game.
 
     Subclasses implement `_new_game`, `legal_actions`, `_apply`, `is_over`,
-    `score`, `tiebreak` and `view`; validation of seeds and of the game being
-    over, and replay, are shared here.
+    `score`, `tiebreak`, `view`, `reveals` and `resample`; validation of seeds and
+    of the game being over, replay and the cutting of a line into batches are
+    shared here.
+
+    What the player has not been shown (a die not rolled yet, a card not drawn or
+    not dealt face up) is the engine's to say, with `reveals` and `resample`. The
+    rules depend on it only through the actions that reveal: whether any action is
+    legal, the reason of a refusal and the stakes said before it, and the whole
+    outcome of an action that reveals nothing, are the same in every state that
+    `resample` can give (tests/test_hidden_information.py).
     """
 
     name: str
@@ -107,6 +115,18 @@ class Game(ABC):
                 raise IllegalAction(error.reason, index) from None
         return state
 
+    def batches(self, state: State, actions: Iterable[Action]) -> list[list[Action]]:
+        """Actions legal in order from state, cut after each one that reveals something:
+        the fewest requests that play them on an attempt (each batch may end with a
+        revealing action, never go on after one)."""
+        cut: list[list[Action]] = [[]]
+        for action in actions:
+            cut[-1].append(action)
+            if self.reveals(state, action):
+                cut.append([])
+            state = self.apply(state, action)
+        return [batch for batch in cut if batch]
+
     def is_finished(self, state: State) -> bool:
         """True when the run is over and reached the finish (so it has a score)."""
         return self.score(state) is not None
@@ -135,3 +155,16 @@ class Game(ABC):
     @abstractmethod
     def view(self, state: State) -> dict[str, Any]:
         """What the player may see now: no undrawn card, no die not yet rolled."""
+
+    @abstractmethod
+    def reveals(self, state: State, action: Action) -> bool:
+        """Whether action, were it legal in state, could show the player something they
+        have not been shown (a die rolled, a card drawn or dealt): decided from what the
+        player has seen and the action alone, so the same in every resampled state."""
+
+    @abstractmethod
+    def resample(self, state: State, sample: str) -> State:
+        """A state the player cannot tell from state: everything they have been shown so
+        far kept (the view, and what earlier views showed), everything else (the order of
+        cards not drawn, dice not rolled) drawn from the string sample instead of the
+        seed. OpenSpiel's resample_from_infostate."""

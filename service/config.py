@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 import os
 import secrets
+import string
 import tempfile
-from collections import Counter
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +26,11 @@ REDIS_SOCKET_NAME = "redis.sock"
 # Shortest key accepted: a short key can be found by brute force from one revealed daily
 # seed, and with it every coming seed.
 MIN_KEY_BYTES = 32
-# Least variety a key must show: its length times the entropy of its characters'
-# frequencies, in bits. 32 random hex digits (128 bits) show 90 or more (the least of
-# 200,000 drawn); 32 copies of one letter show 0, "ab" repeated 32.
-MIN_KEY_VARIETY_BITS = 80
+# What a key must carry by each estimate below: what 32 random bytes carry. A generated key
+# (32 random bytes in base64url: 43 characters) always does.
+MIN_KEY_BITS = 256
+# Printable text shorter than a generated key must draw on a large enough alphabet.
+GENERATED_KEY_CHARS = 43
 # Keys printed in this project's repository, its history included (examples and the keys
 # of earlier tests): anyone can read them, so none may sign cookies or derive seeds.
 PUBLISHED_KEYS = frozenset(
@@ -80,16 +82,44 @@ def _public_url(env: Mapping[str, str]) -> str:
     return raw.rstrip("/")
 
 
-def variety_bits(key: str) -> float:
-    """How much variety key shows: its length times the entropy of the frequencies of its
-    characters, in bits (an upper bound on a key's strength, far above it for a word)."""
-    counts = Counter(key)
-    return -sum(n * math.log2(n / len(key)) for n in counts.values())
+# What people paste or type as a key, which a compressor primed with it finds short: this
+# project's own command that makes a key and its published keys, sequences and keyboard rows.
+PASTED_TEXT = " ".join(
+    [
+        MAKE_A_KEY,
+        *sorted(PUBLISHED_KEYS),
+        string.ascii_lowercase,
+        string.ascii_uppercase,
+        string.digits,
+        "0123456789abcdef qwertyuiop asdfghjkl zxcvbnm password secret key",
+    ]
+).encode()
+# The classes of printable ASCII characters a key may draw on, and the size of each.
+CHARACTER_CLASSES = (
+    string.ascii_lowercase,
+    string.ascii_uppercase,
+    string.digits,
+    string.punctuation + " ",
+)
 
 
-def repeats_itself(key: str) -> bool:
-    """True when key is a shorter string said again (and maybe a part of it once more)."""
-    return any(key[period:] == key[:-period] for period in range(1, len(key) // 2 + 1))
+def compressed_bits(key: str) -> int:
+    """The bits of key compressed (raw DEFLATE primed with PASTED_TEXT): random bytes do not
+    compress; a repeat, a sequence, or text of this project (its command to make a key
+    pasted as the key) compresses well."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15, zdict=PASTED_TEXT)
+    return 8 * len(compressor.compress(key.encode()) + compressor.flush())
+
+
+def alphabet_bits(key: str) -> float:
+    """What printable text could carry at most: its length times log2 of the number of
+    characters of the classes it draws on (lowercase, uppercase, digits, the rest)."""
+    size = sum(len(chars) for chars in CHARACTER_CLASSES if any(c in chars for c in key))
+    return len(key) * math.log2(size) if size > 1 else 0.0
+
+
+def is_printable_text(key: str) -> bool:
+    return all(" " <= char <= "~" for char in key)
 
 
 def key_weakness(key: str) -> str | None:
@@ -99,8 +129,17 @@ def key_weakness(key: str) -> str | None:
         return f"is {size} bytes long: use at least {MIN_KEY_BYTES} random bytes"
     if key in PUBLISHED_KEYS:
         return "is printed in this project's repository, where anyone can read it"
-    if repeats_itself(key) or variety_bits(key) < MIN_KEY_VARIETY_BITS:
-        return "has too little variety (a character or a few, said again): use random bytes"
+    if compressed_bits(key) < MIN_KEY_BITS:
+        return (
+            "compresses well (a repeat, a sequence, words, or this project's own command "
+            "pasted as the key): use random bytes"
+        )
+    short_text = is_printable_text(key) and len(key) < GENERATED_KEY_CHARS
+    if short_text and alphabet_bits(key) < MIN_KEY_BITS:
+        return (
+            f"is text of {len(key)} characters from too small an alphabet to hold "
+            f"{MIN_KEY_BITS} bits: use random bytes"
+        )
     return None
 
 
@@ -148,8 +187,9 @@ def _secret_from_file(name: str, path: Path) -> str:
 def _secret(env: Mapping[str, str], name: str, instance_path: Path, file_name: str) -> str:
     value = env.get(name)
     if value:
+        # Stripped as a file's is: a key pasted with a trailing space or newline is that key.
         remedy = f"set {name} to a new one, or unset it to have one generated"
-        return _checked_key(name, value, "from the environment", remedy)
+        return _checked_key(name, value.strip(), "from the environment", remedy)
     instance_path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return _secret_from_file(name, instance_path / file_name)
 

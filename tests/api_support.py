@@ -91,18 +91,42 @@ def start_attempt(client: FlaskClient, puzzle: PuzzleRecord, **body: Any) -> Any
     return client.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", json=body)
 
 
+def attempt_batches(puzzle: PuzzleRecord, actions: list[Any], played: int = 0) -> list[Any]:
+    """actions[played:] cut as an attempt takes them: each batch ends at the first action
+    that reveals something (puzzles.base.Game.batches)."""
+    game = GAMES[puzzle.game]
+    return game.batches(game.replay(puzzle.seed, actions[:played]), actions[played:])
+
+
 def play_attempt(
     client: FlaskClient, puzzle: PuzzleRecord, actions: list[Any], **body: Any
 ) -> dict[str, Any]:
     """Start (or continue) the client's attempt and append what of actions is not played
-    yet, in one request; the attempt as answered."""
+    yet (append_line); the attempt as answered last."""
     started = start_attempt(client, puzzle)
     assert started.status_code in (200, 201), started.get_json()
     attempt = started.get_json()
     assert attempt["actions"] == actions[: attempt["played"]]
-    answer = client.post(
-        f"/api/v1/attempts/{attempt['attempt']}/actions",
-        json={"played": attempt["played"], "actions": actions[attempt["played"] :], **body},
-    )
-    assert answer.status_code == 200, answer.get_json()
-    return answer.get_json()
+    return append_line(client, puzzle, attempt, actions, **body)
+
+
+def append_line(
+    client: FlaskClient,
+    puzzle: PuzzleRecord,
+    attempt: dict[str, Any],
+    actions: list[Any],
+    **body: Any,
+) -> dict[str, Any]:
+    """Append what of actions the attempt has not played yet, one batch a request as the
+    attempt takes them (the body's other fields, a name, go with the last); the attempt as
+    answered last."""
+    played = attempt["played"]
+    batches = attempt_batches(puzzle, actions, played)
+    for number, batch in enumerate(batches, start=1):
+        answer = client.post(
+            f"/api/v1/attempts/{attempt['attempt']}/actions",
+            json={"played": played, "actions": batch, **(body if number == len(batches) else {})},
+        )
+        assert answer.status_code == 200, answer.get_json()
+        attempt, played = answer.get_json(), played + len(batch)
+    return attempt

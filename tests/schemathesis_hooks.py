@@ -26,7 +26,7 @@ from typing import Any
 
 import schemathesis
 
-from service.web.players import name_refusal
+from service.web.players import fold_spaces, name_refusal
 
 
 def holds_a_fraction(value: Any) -> bool:
@@ -42,7 +42,9 @@ def holds_a_fraction(value: Any) -> bool:
 
 def has_a_refused_name(body: Any) -> bool:
     name = body.get("name") if isinstance(body, dict) else None
-    return isinstance(name, str) and name_refusal(unicodedata.normalize("NFC", name)) is not None
+    if not isinstance(name, str):
+        return False
+    return name_refusal(fold_spaces(unicodedata.normalize("NFC", name))) is not None
 
 
 @schemathesis.hook

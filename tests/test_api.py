@@ -192,8 +192,9 @@ def test_todays_and_coming_dailies_are_never_reachable_by_seed(
     assert api_store.player_count() == 0
 
 
-def test_a_daily_seed_not_yet_recorded_is_still_hidden(client: FlaskClient, api_store: Store):
-    seed = daily.daily_seed(DAILY_KEY, FINISHING_GAME, daily.today())
+@pytest.mark.parametrize("form", [daily.daily_seed, daily.legacy_daily_seed])
+def test_a_daily_seed_not_yet_recorded_is_still_hidden(form, client: FlaskClient, api_store: Store):
+    seed = form(DAILY_KEY, FINISHING_GAME, daily.today())
     assert client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").status_code == 404
     assert client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", json={}).status_code == 404
     assert api_store.pending_puzzles() == []
@@ -205,6 +206,14 @@ def test_a_past_daily_seed_is_recognised_as_that_daily(client: FlaskClient):
     body = client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", json={}).get_json()
     assert (body["date"], body["number"]) == (yesterday.isoformat(), daily.puzzle_number(yesterday))
     assert body["seed"] == seed
+
+
+def test_an_old_form_seed_of_a_day_never_recorded_is_a_practice_puzzle(client: FlaskClient):
+    """A day recorded from now on has a 128-bit seed: the 64-bit one of its date is not it."""
+    yesterday = daily.today() - timedelta(days=1)
+    seed = daily.legacy_daily_seed(DAILY_KEY, FINISHING_GAME, yesterday)
+    body = client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", json={}).get_json()
+    assert (body["date"], body["number"], body["seed"]) == (None, None, seed)
 
 
 # Puzzles

@@ -21,12 +21,14 @@ from puzzles.stakes import stakes
 from service.clock import Clock
 from service.domain import daily
 from service.operations.redis_server import EmbeddedRedis
-from service.storage.models import Attempt
+from service.storage.models import Attempt, Run
 from service.storage.store import PuzzleRecord, Store
 from service.storage.store_attempts import AttemptMoved, ClientLimit, Extension, RunResult
 from service.web.players import COOKIE_NAME
 from tests.api_support import (
     FINISHING_GAME,
+    append_line,
+    attempt_batches,
     client_of,
     finished_run,
     over_run,
@@ -38,8 +40,6 @@ from tests.api_support import (
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
 # A client (a keyed hash of its address bucket) that may start a few attempts of a puzzle.
 ONE_CLIENT = ClientLimit("c0ffee" * 5 + "00", 3)
-# Action types that reveal something new (a die, a card): the client must wait for the answer.
-REVEALING = {"roll", "reroll", "move", "gear_check", "start", "drive"}
 
 
 def append(client: FlaskClient, attempt: dict[str, Any], actions: list[Any], **extra: Any):
@@ -47,17 +47,6 @@ def append(client: FlaskClient, attempt: dict[str, Any], actions: list[Any], **e
         f"/api/v1/attempts/{attempt['attempt']}/actions",
         json={"played": attempt["played"], "actions": actions, **extra},
     )
-
-
-def batches(actions: list[Any]) -> list[list[Any]]:
-    """The actions cut as a client sends them: non-revealing ones travel with the next
-    revealing one."""
-    cut: list[list[Any]] = [[]]
-    for action in actions:
-        cut[-1].append(action)
-        if not isinstance(action, dict) or action.get("type") in REVEALING:
-            cut.append([])
-    return [batch for batch in cut if batch]
 
 
 @games
@@ -81,7 +70,7 @@ def test_a_daily_is_played_through_its_attempt_to_an_official_run(
         game.view(state),
         game.legal_actions(state),
     )
-    sent = batches(actions)
+    sent = attempt_batches(puzzle, actions)
     assert len(sent) > 1
     played: list[Any] = []
     for batch in sent:
@@ -115,7 +104,7 @@ def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
     puzzle = todays_daily(api_store, FINISHING_GAME)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     first = start_attempt(client, puzzle).get_json()
-    append(client, first, actions[:5])
+    append_line(client, puzzle, first, actions[:5])
     again = start_attempt(client, puzzle)
     assert again.status_code == 200
     assert (again.get_json()["attempt"], again.get_json()["actions"]) == (
@@ -131,15 +120,16 @@ def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
     assert api_store.get_attempt(first["attempt"]).played == len(actions)
 
 
-def test_a_retried_append_is_applied_once(client: FlaskClient, api_store: Store):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
-    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+@games
+def test_a_retried_append_is_applied_once(game_name: str, client: FlaskClient, api_store: Store):
+    puzzle = todays_daily(api_store, game_name)
+    batch = attempt_batches(puzzle, over_run(get_game(game_name), puzzle.seed))[0]
     attempt = start_attempt(client, puzzle).get_json()
-    first = append(client, attempt, actions[:2])
-    retried = append(client, attempt, actions[:2])  # the answer to the first was lost
+    first = append(client, attempt, batch)
+    retried = append(client, attempt, batch)  # the answer to the first was lost
     assert (first.status_code, retried.status_code) == (200, 200)
     assert retried.get_json() == first.get_json()
-    assert api_store.attempt_actions(attempt["attempt"]) == actions[:2]
+    assert api_store.attempt_actions(attempt["attempt"]) == batch
 
 
 def test_a_stale_played_count_is_a_409_with_the_current_state(
@@ -148,13 +138,14 @@ def test_a_stale_played_count_is_a_409_with_the_current_state(
     puzzle = todays_daily(api_store, FINISHING_GAME)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     attempt = start_attempt(client, puzzle).get_json()
-    current = append(client, attempt, actions[:3]).get_json()
+    current = append_line(client, puzzle, attempt, actions[:3])
     assert actions[0] != actions[1]
     for played, sent in ((0, actions[1:2]), (7, actions[7:8])):
         answer = append(client, {**attempt, "played": played}, sent)
         assert answer.status_code == 409
         body = answer.get_json()
         assert body["error"]
+        assert body["actions"] == actions[:3]
         assert {key: body[key] for key in current} == current
     assert api_store.get_attempt(attempt["attempt"]).played == 3
 
@@ -162,13 +153,12 @@ def test_a_stale_played_count_is_a_409_with_the_current_state(
 def test_an_illegal_action_names_its_index_and_rule_and_appends_nothing(
     client: FlaskClient, api_store: Store
 ):
-    puzzle = todays_daily(api_store, FINISHING_GAME)
-    actions = finished_run(get_game(puzzle.game), puzzle.seed)
+    puzzle = todays_daily(api_store, "rallye-raser")
     attempt = start_attempt(client, puzzle).get_json()
-    answer = append(client, attempt, [actions[0], {"type": "no-such-action"}])
+    answer = append(client, attempt, [{"type": "gear", "gear": 2}, {"type": "no-such-action"}])
     assert answer.status_code == 422
     assert answer.get_json()["index"] == 1
-    assert answer.get_json()["reason"]
+    assert answer.get_json()["reason"].startswith("RR-27 (actions)")
     assert api_store.get_attempt(attempt["attempt"]).played == 0
 
 
@@ -374,7 +364,7 @@ def test_an_attempt_finished_after_its_day_is_a_practice_run(
     clock.set(datetime.combine(puzzle.daily_date + timedelta(days=1), datetime.min.time(), UTC))
     attempt = player.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", json={})
     assert attempt.status_code == 409
-    over = append(player, begun, actions[4:]).get_json()
+    over = append_line(player, puzzle, begun, actions)
     assert player.get(f"/api/v1/runs/{over['run']}").get_json()["official"] is False
     assert api_store.leaderboard(puzzle.id) == []
 
@@ -503,12 +493,23 @@ REFUSED_NAMES = {
     "line separator": "Ada\u2028Lovelace",
     "paragraph separator": "\u2029",
     "ideographic spaces": "\u3000\u3000",
+    "no-break spaces": "\u00a0\u00a0\u00a0",
+    "twenty variation selectors after a name": "Ada" + "\ufe0f" * 20,
+    "twenty variation selectors": "\ufe0f" * 20,
+    "two variation selectors after an emoji": "\u2764\ufe0f\ufe0f",
+    "an emoji selector after a letter": "Ada\ufe0f",
+    "a variation selector of an ideograph": "\u845b\U000e0100",
+    "a Mongolian variation selector": "\u1820\u180b",
+    "the musical null notehead": "\U0001d159",
+    "a null notehead beside a name": "Ada\U0001d159",
 }
 ACCEPTED_NAMES = {
     "plain": "Ada",
     "accents": "Zoë Ångström",
     "Hangul": "한글",
     "emoji with a variation selector": "\u2764\ufe0f",
+    "a keycap": "1\ufe0f\u20e3",
+    "an emoji in text presentation": "\u2764\ufe0e Ada",
     "Devanagari": "देवनागरी",
     "a combining mark on a letter": "Zoe\u0308",
     "digits": "42",
@@ -550,3 +551,34 @@ def test_a_name_is_stored_in_nfc_and_a_change_applies_to_later_runs_only(
     assert client.get(f"/api/v1/runs/{over['run']}").get_json()["name"] == "Zo\u00eb"
     board = client.get(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/leaderboard")
     assert board.get_json()["entries"][0]["name"] == "Zo\u00eb"
+
+
+def test_a_name_is_trimmed_and_its_spaces_folded(client: FlaskClient, api_store: Store):
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    start_attempt(client, puzzle, name="\u00a0 Ada\u2003\u00a0 Lovelace\u00a0\u00a0")
+    assert client.get("/api/v1/me").get_json()["name"] == "Ada Lovelace"
+
+
+def test_look_alike_names_on_one_board_are_told_apart_by_a_tag(app: Flask, api_store: Store):
+    """An exact duplicate, a Cyrillic homoglyph and a name stored with trailing no-break
+    spaces (before names were folded) all look like "Ada": each is marked with its own
+    player's tag; a name like no other is not."""
+    puzzle = todays_daily(api_store, FINISHING_GAME)
+    game = get_game(puzzle.game)
+    names = ["Ada", "Ada", "\u0410da", "Bo", "Legacy"]
+    for variant, name in enumerate(names):
+        play_attempt(client_of(app), puzzle, finished_run(game, puzzle.seed, variant), name=name)
+    with api_store.engine.begin() as connection:  # a name stored before names were folded
+        connection.execute(
+            sqlalchemy.update(Run)
+            .where(Run.display_name == "Legacy")
+            .values(display_name="Ada\u00a0\u00a0")
+        )
+    board = client_of(app).get(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/leaderboard")
+    tags: dict[str, list[str | None]] = {}
+    for entry in board.get_json()["entries"]:
+        tags.setdefault(entry["name"], []).append(entry["tag"])
+    assert tags["Bo"] == [None]
+    marked = [*tags["Ada"], *tags["\u0410da"], *tags["Ada\u00a0\u00a0"]]
+    assert len(marked) == 4 and len(set(marked)) == 4 and None not in marked
+    assert all(re.fullmatch("[a-z2-7]{5}", tag) for tag in marked)

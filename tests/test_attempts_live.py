@@ -113,8 +113,10 @@ def send_and_hang_up(web: Web, path: str, body: Any, cookie: str) -> None:
 
 def test_an_append_whose_answer_was_lost_is_applied_once_when_retried(web: Web):
     attempt, cookie, actions = started(web)
+    game = GAMES[GAME]
+    first, *rest = game.batches(game.new_game(daily.daily_seed(KEY, GAME, daily.today())), actions)
     path = f"/attempts/{attempt['attempt']}/actions"
-    body = {"played": 0, "actions": actions[:3]}
+    body = {"played": 0, "actions": first}
     send_and_hang_up(web, path, body, cookie)
     with Store(web.database_url) as store:
         deadline = time.monotonic() + 20
@@ -122,11 +124,17 @@ def test_an_append_whose_answer_was_lost_is_applied_once_when_retried(web: Web):
             assert time.monotonic() < deadline, "the request sent was never applied"
             time.sleep(0.05)
         status, _headers, retried = web.call("POST", path, body, cookie)
-        assert (status, retried["played"]) == (200, 3)
-        assert store.attempt_actions(attempt["attempt"]) == actions[:3]
-    status, _headers, rest = web.call("POST", path, {"played": 3, "actions": actions[3:]}, cookie)
-    assert (status, rest["played"], rest["over"]) == (200, len(actions), True)
-    status, _headers, run = web.call("GET", f"/runs/{rest['run']}", cookie=cookie)
+        assert (status, retried["played"]) == (200, len(first))
+        assert store.attempt_actions(attempt["attempt"]) == first
+    played = len(first)
+    for batch in rest:
+        status, _headers, answer = web.call(
+            "POST", path, {"played": played, "actions": batch}, cookie
+        )
+        assert status == 200
+        played += len(batch)
+    assert (answer["played"], answer["over"]) == (len(actions), True)
+    status, _headers, run = web.call("GET", f"/runs/{answer['run']}", cookie=cookie)
     assert (run["actions"], run["official"]) == (actions, True)
 
 

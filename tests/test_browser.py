@@ -50,6 +50,7 @@ from service.web.app import create_app
 from solver import expert, solve
 from solver.crazy_rally.players import heuristic_actions as crazy_rally_heuristic
 from solver.rallye_raser.players import heuristic_actions
+from tests.api_support import attempt_batches
 from tests.browser_support import (
     CHROMIUM_ARGS,
     CLICKS,
@@ -1377,11 +1378,13 @@ def play_daily_by_api(page: Page, puzzle: PuzzleRecord) -> str:
     """Today's daily played along its witness from the page's browser: the run's id."""
     assert puzzle.daily_date is not None and puzzle.witness is not None
     started = page.request.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", data={})
-    attempt = started.json()["attempt"]
-    over = page.request.post(
-        f"/api/v1/attempts/{attempt}/actions", data={"played": 0, "actions": puzzle.witness}
-    )
-    assert over.ok, over.text()
+    attempt, played = started.json()["attempt"], 0
+    for batch in attempt_batches(puzzle, puzzle.witness):
+        over = page.request.post(
+            f"/api/v1/attempts/{attempt}/actions", data={"played": played, "actions": batch}
+        )
+        assert over.ok, over.text()
+        played += len(batch)
     return over.json()["run"]
 
 
@@ -1442,3 +1445,26 @@ def test_the_archive_is_a_calendar_whose_days_update_without_a_reload(
     expect(optimum).to_have_text(f"/{solved.optimum}", timeout=30_000)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(page, "archive-calendar-390")
+
+
+def test_look_alike_names_on_a_leaderboard_show_their_players_tags(
+    open_page: OpenPage, solved_daily: DailyOf
+):
+    """Two players named "Ada", one in Latin letters and one with a Cyrillic А: the
+    board marks each with its player's tag, so strangers can tell them apart."""
+    puzzle = solved_daily("crazy-rally", daily.today())
+    runs = []
+    for name in ("Ada", "\u0410da"):
+        page = open_page("/", 390)
+        started = page.request.post(
+            f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", data={"name": name}
+        )
+        assert started.ok, started.text()
+        runs.append(play_daily_by_api(page, puzzle))
+    page.goto(f"/runs/{runs[-1]}")
+    cells = page.locator("#leaderboard td:nth-child(2)")
+    expect(cells.filter(has_text="da #")).to_have_count(2)
+    tags = page.locator("#leaderboard .name-tag")
+    expect(tags).to_have_count(2)
+    assert tags.nth(0).inner_text() != tags.nth(1).inner_text()
+    screenshot(page, "leaderboard-look-alike-names-390")

@@ -27,11 +27,30 @@ DAY = date(2026, 11, 30)
 DAILY_ONLY = {"RALLY_DAILY_KEY": DAILY_KEY}
 
 
-def test_a_daily_seed_is_a_valid_seed_naming_its_date():
+def test_a_daily_seed_is_a_valid_seed_naming_its_date_with_128_secret_bits():
     seed = daily.daily_seed("key", "crazy-rally", DAY)
     assert validate_seed(seed) == seed
-    assert seed.startswith("d20261130-")
-    assert len(seed) == len("d20261130-") + 16
+    assert re.fullmatch(r"d20261130-[0-9a-f]{32}", seed)
+    legacy = daily.legacy_daily_seed("key", "crazy-rally", DAY)
+    assert re.fullmatch(r"d20261130-[0-9a-f]{16}", legacy)
+    assert not seed.startswith(legacy), "the two forms share no secret digits"
+    for form in (seed, legacy):
+        assert daily.daily_date_of("key", "crazy-rally", form) == DAY
+        assert daily.daily_date_of("other-key", "crazy-rally", form) is None
+        assert daily.daily_date_of("key", "rallye-raser", form) is None
+
+
+def test_a_daily_recorded_with_a_64_bit_seed_keeps_it_under_any_rules(store: Store):
+    """Dailies recorded (and committed to) before seeds had 128 bits keep their seeds: a
+    day already in the database, today's or a coming one, is never given another."""
+    legacy = daily.legacy_daily_seed("key", "crazy-rally", DAY)
+    old = store.ensure_puzzle("crazy-rally", legacy, "cr-1", daily_date=DAY, number=30)
+    again = daily.ensure_daily(store, "key", "crazy-rally", DAY)
+    assert again.seed == legacy and again.rules_version == GAMES["crazy-rally"].rules_version
+    assert again.id != old.id
+    assert {p.seed for p in store.daily_puzzles(DAY) if p.game == "crazy-rally"} == {legacy}
+    fresh = daily.ensure_daily(store, "key", "rallye-raser", DAY)
+    assert fresh.seed == daily.daily_seed("key", "rallye-raser", DAY)
 
 
 def test_daily_seeds_differ_by_key_game_and_date():
@@ -121,6 +140,11 @@ WEAK_KEYS = {
     "a word repeated": "password" * 4,
     "one letter changed": "a" * 31 + "b",
     "a key printed in the repository": "api-test-daily-key-of-at-least-32-bytes",
+    "a printed key and a space": "api-test-daily-key-of-at-least-32-bytes ",
+    "a word repeated and one more letter": "password" * 4 + "1",
+    "a sequence": "abcdefghijklmnopqrstuvwxyz012345",
+    "the command that makes a key": settings.MAKE_A_KEY,
+    "128 bits in hex: short text of a small alphabet": "9f86d081884c7d659a2feaa0c55ad015",
 }
 
 
@@ -148,15 +172,14 @@ def test_an_empty_key_file_is_refused_and_kept(name: str, instance_path: Path):
     assert (instance_path / KEY_NAMES[name]).read_text() == ""
 
 
-@pytest.mark.parametrize(
+GENERATED = pytest.mark.parametrize(
     "generated",
-    [
-        lambda: secrets.token_hex(16),
-        lambda: secrets.token_urlsafe(32),
-        lambda: secrets.token_hex(32),
-    ],
-    ids=["128 bits in hex", "256 bits in base64url", "256 bits in hex"],
+    [lambda: secrets.token_urlsafe(32), lambda: secrets.token_hex(32)],
+    ids=["256 bits in base64url (as generated)", "256 bits in hex"],
 )
+
+
+@GENERATED
 def test_random_keys_are_accepted(generated, instance_path: Path):
     for _ in range(200):
         key = generated()
@@ -164,6 +187,23 @@ def test_random_keys_are_accepted(generated, instance_path: Path):
             {"RALLY_INSTANCE_PATH": str(instance_path), "RALLY_SECRET_KEY": key, **DAILY_ONLY}
         )
         assert config.secret_key == key
+
+
+@GENERATED
+def test_every_generated_key_passes(generated):
+    """A key made as the service and the README make one is never refused: 20,000 of them."""
+    refused = [key for key in (generated() for _ in range(20_000)) if settings.key_weakness(key)]
+    assert refused == []
+
+
+@pytest.mark.parametrize("name", KEY_NAMES)
+def test_a_key_from_the_environment_is_stripped_as_one_from_its_file(
+    name: str, instance_path: Path
+):
+    key = secrets.token_urlsafe(32)
+    env = {"RALLY_INSTANCE_PATH": str(instance_path), **DAILY_ONLY, **{name: f" {key}\n"}}
+    config = Config.from_env(env)
+    assert (config.secret_key if name == "RALLY_SECRET_KEY" else config.daily_key) == key
 
 
 # Every value given to a key setting in the repository: in Python, shell, YAML or Markdown.

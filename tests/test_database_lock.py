@@ -20,9 +20,10 @@ from service.domain import daily
 from service.storage.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, Store
 from tests.api_support import (
     FINISHING_GAME,
+    attempt_batches,
     client_of,
     finished_run,
-    start_attempt,
+    play_attempt,
     todays_daily,
 )
 
@@ -111,15 +112,18 @@ def test_an_attempts_last_append_under_a_held_lock_is_a_503_and_applies_once_ret
     puzzle = todays_daily(store, FINISHING_GAME)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     client = client_of(app)
-    attempt = start_attempt(client, puzzle).get_json()
+    *_, last = attempt_batches(puzzle, actions)
+    played = len(actions) - len(last)
+    attempt = play_attempt(client, puzzle, actions[:played])
     append = f"/api/v1/attempts/{attempt['attempt']}/actions"
+    body = {"played": played, "actions": last}
 
     with LOCKS[make_url(database_url).get_backend_name()](database_url):
-        refused, waited = timed(lambda: client.post(append, json={"played": 0, "actions": actions}))
+        refused, waited = timed(lambda: client.post(append, json=body))
 
     assert_busy(refused, waited)
-    assert store.get_attempt(attempt["attempt"]).played == 0
-    retried = client.post(append, json={"played": 0, "actions": actions})
+    assert store.get_attempt(attempt["attempt"]).played == played
+    retried = client.post(append, json=body)
     assert retried.status_code == 200, retried.data
     assert retried.get_json()["over"]
     assert (store.player_count(puzzle.id), sum(store.score_histogram(puzzle.id).values())) == (1, 1)

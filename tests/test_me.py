@@ -21,6 +21,7 @@ from service.storage.migrations import upgrade
 from service.storage.store import PlayerSummary, Store
 from tests.api_support import (
     FINISHING_GAME,
+    append_line,
     client_of,
     finished_run,
     play_attempt,
@@ -84,7 +85,7 @@ def test_a_run_finished_after_its_day_does_not_count(app: Flask, api_store: Stor
     append = f"/api/v1/attempts/{begun['attempt']}/actions"
     assert client.post(append, json={"played": 0, "actions": actions[:1]}).status_code == 200
     clock.set(at(late_day + timedelta(days=1), 0, 0, 1))
-    over = client.post(append, json={"played": 1, "actions": actions[1:]}).get_json()
+    over = append_line(client, puzzle, {**begun, "played": 1}, actions)
     assert over["finished"] and not api_store.get_run(over["run"]).official
     assert streak_of(client) == (0, 1, 1)
     assert [run["date"] for run in me(client)["runs"]] == [DAY.isoformat()]

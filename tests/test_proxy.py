@@ -223,6 +223,22 @@ def chunked_post(path: str, body: bytes, chunk_bytes: int = 16_384) -> bytes:
     return head.encode() + chunks + b"0\r\n\r\n"
 
 
+UNSUPPORTED_CODINGS = ["gzip, chunked", "deflate, chunked", "br", "identity, chunked"]
+
+
+@pytest.mark.parametrize("server", ["web", "proxy"])
+@pytest.mark.parametrize("coding", UNSUPPORTED_CODINGS)
+def test_a_body_in_a_transfer_coding_other_than_chunked_is_a_501(request, server: str, coding: str):
+    """Only chunked is read: a body compressed in transit (gzip then chunked) is refused,
+    as the documentation says, never read as if it were plain chunks."""
+    port = request.getfixturevalue(server)
+    sent = chunked_post("/api/v1/play/crazy-rally/coded", b'{"actions": []}')
+    sent = sent.replace(b"Transfer-Encoding: chunked", f"Transfer-Encoding: {coding}".encode())
+    status, headers, body = raw_request(port, sent)
+    assert (status, headers["Content-Type"], body["status"]) == (501, "application/json", 501)
+    assert body["error"]
+
+
 @pytest.mark.parametrize("server", ["web", "proxy"])
 def test_a_chunked_body_over_the_limit_is_a_413_never_cut_and_parsed(request, server: str):
     """A body sent in chunks has no Content-Length to refuse it by: it is refused once more

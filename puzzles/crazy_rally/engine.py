@@ -331,6 +331,29 @@ class CrazyRally(Game):
         speed: int = state["speed"]
         return self.tiebreak_rule.of(speed)
 
+    def reveals(self, state: State, action: Action) -> bool:
+        """Rule CR-21: every action of the game shows something new. Applying a setup card
+        shows the next colour's pair (after the last, the track of the test round); the
+        start draws the first card, a drive the next (and the track card it meets)."""
+        return isinstance(action, dict) and action.get("type") in ACTION_FORMS
+
+    def resample(self, state: State, sample: str) -> State:
+        """What the player has not seen drawn from sample: during the setup the pairs still
+        to come and the track (CR-3, CR-6), later the supply's order (its cards are known:
+        all but those in hand and those drawn, CR-5); and every reshuffle to come (CR-10),
+        which follows the seed."""
+        if state["phase"] == "setup":
+            shown = ADJUSTMENT_COLOURS[: len(state["applied"]) + 1]
+            fresh = deal_pairs(sample)
+            return {
+                **state,
+                "seed": sample,
+                "pairs": {c: state["pairs"][c] if c in shown else fresh[c] for c in fresh},
+                "track": track_order(sample),
+            }
+        supply = shuffled(sample, "resample/supply", sorted(state["supply"]))
+        return {**state, "seed": sample, "supply": supply}
+
     def view(self, state: State) -> dict[str, Any]:
         """Rule CR-21: everything the player may see; the track only during the test round."""
         phase = state["phase"]

@@ -34,7 +34,7 @@ from puzzles.rallye_raser.track import (
     lane_fits,
     limit_of,
 )
-from puzzles.rng import dice
+from puzzles.rng import coin_flips, dice, shuffled
 
 RULES_VERSION = "rr-4"
 DICE_COUNT = 3
@@ -588,6 +588,53 @@ class RallyeRaser(Game):
     def tiebreak(self, state: State) -> int:
         rounds: int = state["rounds_played"]
         return self.tiebreak_rule.of(rounds)
+
+    def reveals(self, state: State, action: Action) -> bool:
+        """A roll or a reroll shows new dice (RR-7, RR-8); a drive that reaches card B
+        while a card is left to draw shows the next card (RR-20, RR-3). Nothing else
+        shows anything new: whether a drive reaches card B follows from the route and
+        the cards in view."""
+        kind = action.get("type") if isinstance(action, dict) else None
+        if kind in ("roll", "reroll"):
+            return True
+        if kind != "move" or self._cards_left_to_draw(state) == 0:
+            return False
+        try:
+            after = self.apply(state, action)
+        except IllegalAction:
+            return False
+        return bool(after["card_a"] != state["card_a"])
+
+    @staticmethod
+    def _cards_left_to_draw(state: State) -> int:
+        left: int = len(state["card_starts"]) - 1 - state["card_a"] - 2
+        return max(0, left)
+
+    def resample(self, state: State, sample: str) -> State:
+        """What the player has not seen drawn from sample: the cards still to draw, their
+        order and rotation (among the pool's cards not dealt face up so far, RR-3), and
+        every die still to roll (RR-7, which follows the seed)."""
+        left = self._cards_left_to_draw(state)
+        if left == 0:
+            return {**state, "seed": sample}
+        shown = state["deck"][: len(state["deck"]) - left]
+        unseen = sorted(set(CARDS) - {entry["id"] for entry in shown})
+        flips = coin_flips(sample, "resample/rotation", left)
+        drawn = shuffled(sample, "resample/deck", unseen)[:left]
+        undrawn = [{"id": i, "rotated": f} for i, f in zip(drawn, flips, strict=True)]
+        starts: list[int] = state["card_starts"][: len(shown) + 1]
+        track = state["track"][: starts[-1]]
+        for entry in undrawn:
+            sections = card_sections(entry)
+            track = [*track, *sections]
+            starts = [*starts, starts[-1] + len(sections)]
+        return {
+            **state,
+            "seed": sample,
+            "deck": [*shown, *undrawn],
+            "track": track,
+            "card_starts": starts,
+        }
 
     def view(self, state: State) -> dict[str, Any]:
         card_a = state["card_a"]

@@ -2,6 +2,8 @@
 
 The seed is an HMAC of the game and date under RALLY_DAILY_KEY, so nobody can
 compute tomorrow's puzzle today, yet every process of the service agrees on it.
+It carries 128 secret bits; a daily recorded when seeds carried 64 keeps its
+seed, since its commitment may be out already.
 It stays secret until its day is over; meanwhile the service publishes its
 commitment, a SHA-256 of the game, rules version and seed, so that anyone can
 check afterwards that the revealed seed is the one that was played.
@@ -21,8 +23,11 @@ from service.storage.store import PuzzleRecord, Store
 
 # Puzzle number 1 is the daily of this date.
 FIRST_DAY = date(2026, 11, 1)
-# The shape of a daily's seed (daily_seed): its date, then 16 hex digits.
-DAILY_SEED = re.compile(r"d(\d{8})-[0-9a-f]{16}")
+# The shape of a daily's seed: its date, then 32 hex digits (128 secret bits, daily_seed),
+# or 16 (64 bits) for a daily recorded before seeds had 128 (legacy_daily_seed).
+DAILY_SEED = re.compile(r"d(\d{8})-([0-9a-f]{32}|[0-9a-f]{16})")
+SECRET_HEX_DIGITS = 32
+LEGACY_HEX_DIGITS = 16
 
 
 def today() -> date:
@@ -61,15 +66,28 @@ def commitment(game: str, rules_version: str, seed: str) -> str:
     return hashlib.sha256(f"{game}:{rules_version}:{seed}".encode()).hexdigest()
 
 
+def _keyed_hex(daily_key: str, message: str) -> str:
+    return hmac.new(daily_key.encode(), message.encode(), hashlib.sha256).hexdigest()
+
+
 def daily_seed(daily_key: str, game: str, day: date) -> str:
-    digest = hmac.new(
-        daily_key.encode(), f"{game}/{day.isoformat()}".encode(), hashlib.sha256
-    ).hexdigest()
-    return f"d{day:%Y%m%d}-{digest[:16]}"
+    """The seed a daily recorded now gets: its date and 128 secret bits (32 hex digits of
+    an HMAC under the daily key), so that its public commitment cannot be inverted by
+    trying seeds (2^64 hashes are within reach of rented hardware; 2^128 are not)."""
+    digest = _keyed_hex(daily_key, f"{game}/{day.isoformat()}/seed-128")
+    return f"d{day:%Y%m%d}-{digest[:SECRET_HEX_DIGITS]}"
+
+
+def legacy_daily_seed(daily_key: str, game: str, day: date) -> str:
+    """The seed of 64 secret bits that dailies recorded before seeds had 128 were given:
+    such a daily keeps it (ensure_daily), as its commitment was published."""
+    digest = _keyed_hex(daily_key, f"{game}/{day.isoformat()}")
+    return f"d{day:%Y%m%d}-{digest[:LEGACY_HEX_DIGITS]}"
 
 
 def daily_date_of(daily_key: str, game: str, seed: str) -> date | None:
-    """The date whose daily of game this seed is (checked against its HMAC), else None."""
+    """The date whose daily of game this seed is or may be, in either form (checked against
+    its HMAC), else None."""
     match = DAILY_SEED.fullmatch(seed)
     if match is None:
         return None
@@ -77,7 +95,8 @@ def daily_date_of(daily_key: str, game: str, seed: str) -> date | None:
         day = datetime.strptime(match[1], "%Y%m%d").date()
     except ValueError:
         return None
-    return day if hmac.compare_digest(daily_seed(daily_key, game, day), seed) else None
+    form = daily_seed if len(match[2]) == SECRET_HEX_DIGITS else legacy_daily_seed
+    return day if hmac.compare_digest(form(daily_key, game, day), seed) else None
 
 
 def puzzle_number(day: date) -> int:
@@ -94,11 +113,21 @@ def days_between(first: date, end: date) -> list[date]:
     return [first + timedelta(days=offset) for offset in range((end - first).days)]
 
 
+def seed_of_day(store: Store, daily_key: str, game: str, day: date) -> str:
+    """The seed of the daily of game for day: the one it was first recorded with (under any
+    rules version), which never changes once its commitment is out; else daily_seed."""
+    recorded = [puzzle for puzzle in store.daily_puzzles(day) if puzzle.game == game]
+    if recorded:
+        return min(recorded, key=lambda puzzle: puzzle.id).seed
+    return daily_seed(daily_key, game, day)
+
+
 def ensure_daily(store: Store, daily_key: str, game: str, day: date) -> PuzzleRecord:
-    """The daily puzzle of game for day under the game's current rules, recorded if new."""
+    """The daily puzzle of game for day under the game's current rules, recorded if new
+    (with the seed the day's daily has had, if any: seed_of_day)."""
     return store.ensure_puzzle(
         game,
-        daily_seed(daily_key, game, day),
+        seed_of_day(store, daily_key, game, day),
         GAMES[game].rules_version,
         daily_date=day,
         number=puzzle_number(day),

@@ -50,6 +50,7 @@ def create_app(config: Config | None = None) -> Flask:
         )
     app.register_error_handler(HTTPException, error_response)
     app.register_error_handler(DatabaseBusy, database_busy)
+    app.before_request(refuse_transfer_codings)
     same_origin.init_app(app)
     players.init_app(app, config.secret_key)
     security.init_app(app)
@@ -57,6 +58,20 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(pages.blueprint)
     app.register_blueprint(health_blueprint)
     return app
+
+
+def refuse_transfer_codings() -> None:
+    """A 501 for a body sent in a transfer coding other than chunked alone (gzip, deflate,
+    identity before chunked): nothing here decodes one, and gunicorn reads such a body as
+    if it were plain chunks (it refuses unknown codings itself, with the same 501)."""
+    header = request.headers.get("Transfer-Encoding")
+    if header is None:
+        return
+    codings = [coding.strip().lower() for coding in header.split(",")]
+    if codings != ["chunked"]:
+        raise ApiError(
+            501, f"unsupported transfer coding {header!r}: send the body plain or chunked"
+        )
 
 
 def error_response(error: HTTPException) -> Response | tuple[str, int]:

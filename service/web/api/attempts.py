@@ -3,12 +3,23 @@
 The player starts their attempt (a second start returns the same one) and
 sends actions in batches: `{"played": n, "actions": [...]}` is appended only
 when n actions are played, so a retried request never applies an action twice
-and two tabs cannot both extend the same position. The client may send the
-actions that reveal nothing (placing a die, choosing a gear) together with the
-next one that does (a roll, a drawn card). Each acknowledged batch is committed
-before the answer; when the game is over the attempt becomes the player's run,
-official (ranked) when it finished on the daily's own day. There is no undo and
-no restart.
+and two tabs cannot both extend the same position. Each acknowledged batch is
+committed before the answer; when the game is over the attempt becomes the
+player's run, official (ranked) when it finished on the daily's own day. There
+is no undo and no restart.
+
+A refusal tells nothing that was not paid for. A batch may end with an action
+that reveals something (the engine says which: `Game.reveals`, a roll, a drawn
+card), never go on after one: otherwise the index or the reason of a refusal
+further on would depend on what that action revealed, and a player could read
+the daily's future in refused requests, none of them committed. The batch is
+checked in order and refused at the first action past a revealing one, or at
+the first illegal one before that, so every refusal is a function of the
+attempt as committed and the request alone: the actions checked before it
+reveal nothing, and the legality and reasons of an action depend only on what
+the player has been shown (tests/test_hidden_information.py). No revealing
+action is applied in a refused batch, not even to be checked, unless it is the
+batch's last.
 """
 
 from __future__ import annotations
@@ -17,7 +28,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from puzzles import GAMES, IllegalAction, State
+from puzzles import GAMES, Game, IllegalAction, State
 from service.domain import daily
 from service.storage.store import PuzzleRecord
 from service.storage.store_attempts import (
@@ -103,7 +114,9 @@ APPEND_BODY = {
         "actions": actions_of(
             LONGEST_RUN,
             "The actions to append, in order: at most the longest run of any game (an "
-            "action past the end of the attempt's game is illegal, a 422)",
+            "action past the end of the attempt's game is illegal, a 422). They may end "
+            "with an action that reveals something (a roll, a reroll, a drive that draws a "
+            "card, a start, a setup card), never go on after one (a 422)",
         ),
         "name": DISPLAY_NAME,
     },
@@ -221,10 +234,29 @@ def _conflict(attempt: AttemptRecord, puzzle: PuzzleRecord, played: int) -> ApiE
     )
 
 
-def _apply_all(state: State, actions: list[Any], game_name: str) -> State:
-    """The state after actions; 422 naming the index (in this request) of an illegal one."""
-    engine = GAMES[game_name]
+BATCH_REASON = (
+    "a request's actions end with the first one that reveals something (a die rolled, "
+    "a card drawn or dealt): send the actions after it in the next request"
+)
+
+
+def _past_a_revealing_action(index: int) -> ApiError:
+    return ApiError(
+        422,
+        f"action {index} comes after action {index - 1}, which reveals something: {BATCH_REASON}",
+        index=index,
+        reason=BATCH_REASON,
+    )
+
+
+def _apply_batch(engine: Game, state: State, actions: list[Any]) -> State:
+    """The state after actions; 422 naming the index (in this request) of the first action
+    refused: an illegal one, or one after an action that reveals something (which is
+    then never applied)."""
+    last = len(actions) - 1
     for index, action in enumerate(actions):
+        if index < last and engine.reveals(state, action):
+            raise _past_a_revealing_action(index + 1)
         try:
             state = engine.apply(state, action)
         except IllegalAction as error:
@@ -251,7 +283,7 @@ def _extension(
     if not actions:
         return None
     # No length check: past the game's longest run the engine refuses the next action anyway.
-    state = _apply_all(attempt.state, actions, puzzle.game)
+    state = _apply_batch(engine, attempt.state, actions)
     if not engine.is_over(state):
         return Extension(actions, state)
     result = RunResult(engine.score(state), engine.tiebreak(state), engine.is_finished(state))
@@ -272,8 +304,10 @@ def _extension(
 def append_actions(attempt_id: str, body: dict[str, Any]) -> Response:
     """Append the actions when `played` equals the number of actions already played. A
     retry of a batch already appended answers the attempt as it is; any other mismatch is a
-    409 carrying the current attempt. An illegal action is a 422 naming its index in this
-    request and its rule, and nothing is appended. Once over, `run` names the player's run."""
+    409 carrying the current attempt. The actions may end with one that reveals something
+    (a roll, a drawn card) but not go on after it. An illegal action, or one after a
+    revealing action, is a 422 naming its index in this request and the rule, and nothing
+    is appended. Once over, `run` names the player's run."""
     played, actions = body["played"], body["actions"]
     name = players.clean_display_name(body.get("name"))
     player = players.current_player_id()

@@ -16,6 +16,7 @@ from puzzles import GAMES
 from service.domain import daily
 from service.jobs.queue import SolveRefusal, request_par, request_solve, solve_refusal
 from service.storage.store import PuzzleRecord, RankedRun
+from service.web import players
 from service.web.api.common import (
     GAME_NAME,
     NULLABLE_INT,
@@ -46,11 +47,26 @@ LEADERBOARD = api.schema(
                 "description": "Official runs, best first (score, then tie-break, then time)",
                 "items": {
                     "type": "object",
-                    "required": ["rank", "run_id", "name", "score", "tiebreak", "created_at"],
+                    "required": [
+                        "rank",
+                        "run_id",
+                        "name",
+                        "tag",
+                        "score",
+                        "tiebreak",
+                        "created_at",
+                    ],
                     "properties": {
                         "rank": {"type": "integer", "minimum": 1},
                         "run_id": TOKEN_ID,
                         "name": {"type": ["string", "null"]},
+                        "tag": {
+                            "type": ["string", "null"],
+                            "pattern": "^[a-z2-7]{5}$",
+                            "description": "Where another player's name on this board looks "
+                            "the same (the same Unicode TR39 skeleton): a short mark of this "
+                            "player, the same on every board, shown after the name; else null",
+                        },
                         "score": {"type": "integer"},
                         "tiebreak": tiebreak_field({"type": "integer"}, "The run's tie-break"),
                         "created_at": {"type": "string", "format": "date-time"},
@@ -195,7 +211,9 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
 
     The seed of a past daily is recorded as that daily, unless the daily of that
     date is stored already under other rules: then the seed is a practice
-    puzzle under the current rules, and the daily keeps its own results.
+    puzzle under the current rules, and the daily keeps its own results. So is a
+    seed of the old 64-bit form for a day never recorded, whose daily is the 128-bit
+    one.
     """
     puzzle = practice_puzzle_allowed(game, seed)
     if puzzle is not None:
@@ -204,7 +222,9 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
         return puzzle, False
     store, config = services().store, services().config
     day = daily.daily_date_of(config.daily_key, game, seed)
-    if day is not None and any(p.game == game for p in store.daily_puzzles(day)):
+    recorded = day is not None and any(p.game == game for p in store.daily_puzzles(day))
+    # A day never recorded gets the current form of seed (daily.ensure_daily), not the old.
+    if day is not None and (recorded or seed != daily.daily_seed(config.daily_key, game, day)):
         day = None
     refusal = solve_refusal(day, client_key(), config)
     if refusal is not None:  # refused before the rate limit: it counts nothing
@@ -220,15 +240,20 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
 
 
 def _ranked(entries: list[RankedRun]) -> list[dict[str, Any]]:
-    """Leaderboard rows with standard competition ranks (equal results share a rank)."""
+    """Leaderboard rows with standard competition ranks (equal results share a rank), each
+    name that looks like another player's on the board marked with its player's tag."""
     rows: list[dict[str, Any]] = []
-    for position, run in enumerate(entries, start=1):
+    tags = players.look_alike_tags(
+        services().config.secret_key, [(run.player_id, run.display_name) for run in entries]
+    )
+    for position, (run, tag) in enumerate(zip(entries, tags, strict=True), start=1):
         tied = rows and (rows[-1]["score"], rows[-1]["tiebreak"]) == (run.score, run.tiebreak)
         rows.append(
             {
                 "rank": rows[-1]["rank"] if tied else position,
                 "run_id": run.id,
                 "name": run.display_name,
+                "tag": tag,
                 "score": run.score,
                 "tiebreak": run.tiebreak,
                 "created_at": run.created_at.isoformat(),

@@ -49,7 +49,7 @@ export async function request(method, path, payload) {
     throw new ApiError(plainWords(0), 0, null);
   }
   readServerClock(response);
-  let body = null;
+  let body;
   try {
     body = await response.json();
   } catch {

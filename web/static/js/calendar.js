@@ -42,18 +42,18 @@ export function createCalendar(root, { onError = say } = {}) {
   }
 
   function render() {
-    const start = shownMonth;
-    const end = nextMonth(start);
-    const lead = (new Date(start).getUTCDay() + 6) % 7; // Monday first
+    const month = shownMonth;
+    const end = nextMonth(month);
+    const lead = (new Date(month).getUTCDay() + 6) % 7; // Monday first
     const cells = [];
     for (let i = 0; i < lead; i += 1) cells.push(h("td", { class: "cal-day empty" }));
-    for (let ms = start; ms < end; ms += DAY_MS) cells.push(dayCell(ms));
+    for (let ms = month; ms < end; ms += DAY_MS) cells.push(dayCell(ms));
     const rows = [];
     for (let i = 0; i < cells.length; i += 7) rows.push(h("tr", {}, cells.slice(i, i + 7)));
     clear(root.querySelector("tbody"), rows);
-    root.querySelector("#month-title").textContent = monthName(start);
-    root.querySelector("#older-month").disabled = previousMonth(start) < monthStart(first);
-    root.querySelector("#newer-month").disabled = nextMonth(start) > today;
+    root.querySelector("#month-title").textContent = monthName(month);
+    root.querySelector("#older-month").disabled = previousMonth(month) < monthStart(first);
+    root.querySelector("#newer-month").disabled = nextMonth(month) > today;
   }
 
   async function loadMonth() {

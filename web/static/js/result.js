@@ -111,7 +111,8 @@ function leaderboardTable(board, boards, game) {
       h("th", { scope: "col" }, "Score"), h("th", { scope: "col" }, tiebreakHeading(game)))),
     h("tbody", {}, entries.slice(0, 10).map((entry) => h("tr", {},
       h("td", {}, entry.rank),
-      h("td", {}, h("a", { href: `/runs/${encodeURIComponent(entry.run_id)}` }, entry.name || "anonymous")),
+      h("td", {}, h("a", { href: `/runs/${encodeURIComponent(entry.run_id)}` }, entry.name || "anonymous"),
+        entry.tag ? h("span", { class: "name-tag", title: "Another name on this board looks the same: this mark tells the players apart" }, ` #${entry.tag}`) : null),
       h("td", {}, entry.score), h("td", {}, boards.tiebreakText(entry.tiebreak))))));
 }
 
@@ -128,7 +129,7 @@ async function showSolution(run, boards, ref) {
     clear(root, opening(run.puzzle.line_opens_at, (when) => (when
       ? `The optimal line opens to everyone at ${when}: come back then to see how the best possible run was played.`
       : `The optimal line is open now: ${OPEN_NOW}`)));
-    return;
+    return null;
   }
   try {
     const solution = await puzzleApi(ref).solution();
@@ -137,7 +138,7 @@ async function showSolution(run, boards, ref) {
         ? "The optimum of this puzzle could not be computed."
         : "The optimum is still being computed; come back in a moment.";
       clear(root, h("p", { class: "muted" }, why));
-      return;
+      return null;
     }
     const replay = createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line", actor: "the optimal line" });
     await replay.ready;
