@@ -1,4 +1,4 @@
-"""The expert's strength, cost and consistency, per game (solver.expert, issue 16).
+"""The expert's strength, cost and consistency, per game (solver.expert).
 
 Strength: on N seeds (`quality-K` ...), the expert's par, the greedy and the
 heuristic players' results beside the hindsight optimum: mean and median gap to

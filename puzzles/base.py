@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from puzzles.rng import validate_seed
@@ -20,6 +21,37 @@ Action = Any  # a plain JSON value: dict, list, str, int, bool or None
 FieldForm = Literal["integer", "string", "string or null"]
 # Each action type -> its fields besides "type" -> their form.
 ActionForms = dict[str, dict[str, FieldForm]]
+# Which way of a tie-break's count is better, in words, and the sign that turns the count
+# into a tie-break where higher is better.
+Better = Literal["fewer", "lower", "more", "higher"]
+BETTER_SIGNS: dict[Better, int] = {"fewer": -1, "lower": -1, "more": 1, "higher": 1}
+
+
+@dataclass(frozen=True)
+class TiebreakRule:
+    """What a game's tie-break counts and which way is better.
+
+    `Game.tiebreak` gives a number where higher is better whatever the game, so that runs
+    rank by (score, tie-break) alike: the count itself, or minus the count when fewer is
+    better (`of`).
+    """
+
+    counts: str  # what the tie-break counts, in words: "rounds", "final speed"
+    better: Better
+
+    @property
+    def sign(self) -> int:
+        """The tie-break is sign x the count: -1 when fewer (or lower) is better, else 1."""
+        return BETTER_SIGNS[self.better]
+
+    def of(self, count: int) -> int:
+        """The tie-break of a run whose count is count."""
+        return self.sign * count
+
+    def describe(self) -> str:
+        """In words: "rounds, fewer is better, given as minus the rounds"."""
+        given = f", given as minus the {self.counts}" if self.sign < 0 else ""
+        return f"{self.counts}, {self.better} is better{given}"
 
 
 class IllegalAction(Exception):  # noqa: N818 - the public contract fixes this name
@@ -57,6 +89,8 @@ class Game(ABC):
     # No legal run is longer than this many actions (the service refuses longer runs).
     max_actions: int
     action_forms: ActionForms
+    # What `tiebreak` counts and which way is better, said beside it in each engine.
+    tiebreak_rule: TiebreakRule
 
     def new_game(self, seed: str) -> State:
         """The start state of the seed (ValueError for an invalid seed)."""
@@ -116,7 +150,7 @@ class Game(ABC):
 
     @abstractmethod
     def tiebreak(self, state: State) -> int:
-        """The tie-break of the run so far, higher is better."""
+        """The tie-break of the run so far, higher is better: `tiebreak_rule.of` its count."""
 
     @abstractmethod
     def view(self, state: State) -> dict[str, Any]:

@@ -1,4 +1,6 @@
-"""Every setting of the service, read from the environment (listed in the README).
+"""Every setting of the service, read from the environment (listed in the README), but
+the web's worker processes: RALLY_WEB_WORKERS is the `--workers` option's default
+(service.operations.processes).
 
 Nothing has to be set: the defaults run the whole service from one instance
 folder (SQLite, a private Redis on a unix socket, generated secrets). Setting

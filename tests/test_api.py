@@ -275,8 +275,39 @@ def test_a_get_never_queues_work_and_an_unknown_seed_says_how_to_ask_for_it(
 def test_the_games_are_listed(client: FlaskClient):
     games_listed = client.get("/api/v1/games").get_json()["games"]
     assert [game["name"] for game in games_listed] == GAME_NAMES
-    for listed in games_listed:
-        assert listed["max_actions"] == GAMES[listed["name"]].max_actions
+    assert [game["max_actions"] for game in games_listed] == [
+        GAMES[name].max_actions for name in GAME_NAMES
+    ]
+
+
+def test_each_game_says_what_its_tiebreak_counts_and_which_way_is_better(client: FlaskClient):
+    listed = {game["name"]: game["tiebreak"] for game in client.get("/api/v1/games").json["games"]}
+    assert listed == {
+        "crazy-rally": {
+            "counts": "final speed",
+            "better": "higher",
+            "sign": 1,
+            "description": "final speed, higher is better",
+        },
+        "rallye-raser": {
+            "counts": "rounds",
+            "better": "fewer",
+            "sign": -1,
+            "description": "rounds, fewer is better, given as minus the rounds",
+        },
+    }
+
+
+@games
+def test_a_tiebreak_times_its_sign_is_what_the_game_counts(client: FlaskClient, game_name: str):
+    """What a client reads back from a tie-break with /games' sign is the count it names:
+    Rallye Raser's rounds played, Crazy Rally's final speed."""
+    games_listed = client.get("/api/v1/games").json["games"]
+    (listed,) = [game for game in games_listed if game["name"] == game_name]
+    game = GAMES[game_name]
+    final = game.replay(PRACTICE_SEED, over_run(game, PRACTICE_SEED))
+    counted = {"rallye-raser": "rounds_played", "crazy-rally": "speed"}[game_name]
+    assert listed["tiebreak"]["sign"] * game.tiebreak(final) == final[counted] > 0
 
 
 # Practice runs

@@ -3,7 +3,7 @@
 Whole dailies are played by clicking through the boards along the solver's
 witness and must reach exactly the optimum; runs survive a reload; a few turns
 are played with the keyboard alone; no page logs a console error or requests
-anything from elsewhere. Screenshots at 360 and 1280 px go to artifacts/screenshots.
+anything from elsewhere. Screenshots at 390 and 1280 px go to artifacts/screenshots.
 """
 
 from __future__ import annotations

@@ -321,7 +321,7 @@ def test_cr11_playing_one_adjustment_card_from_the_hand_is_compulsory():
     ]:
         with pytest.raises(IllegalAction):
             GAME.apply(state, bad)
-    assert all(action["card"] == "B01" for action in GAME.legal_actions(state))
+    assert {action["card"] for action in GAME.legal_actions(state)} == {"B01"}
 
 
 def test_cr12_purple_cards_cost_one_body_either_way():
@@ -469,6 +469,7 @@ def test_cr20_the_solo_score_is_distance_plus_one_per_unused_event():
     assert after["outcome"] == "finished"
     assert GAME.score(after) == 80 + 6 + 2 * 1
     assert GAME.tiebreak(after) == 6
+    assert GAME.tiebreak_rule.describe() == "final speed, higher is better"
     assert GAME.view(after)["score"] == 88
     assert GAME.view(after)["event_bonus"] == 1
 
@@ -556,11 +557,15 @@ def test_cr21_a_field_of_the_wrong_json_type_is_refused_naming_the_rule(
 
 def test_cr21_every_legal_action_is_plain_json_of_strings():
     state = GAME.new_game(SEED)
+    positions = 0
     while not GAME.is_over(state):
         for action in GAME.legal_actions(state):
             assert json.loads(json.dumps(action)) == action
             assert all(type(v) is str or v is None for v in action.values())
         state = GAME.apply(state, GAME.legal_actions(state)[-1])
+        positions += 1
+    # Every action of a finished run's positions: setup, start and the fourteen turns.
+    assert GAME.is_finished(state) and positions == GAME.max_actions
 
 
 # ----- properties over random runs ------------------------------------------------------------

@@ -3,12 +3,15 @@ it, pointed at this machine's PostgreSQL and Redis (Docker itself does not run h
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -147,11 +150,13 @@ def test_nginx_closes_idle_connections_to_the_replicas_before_gunicorn_does(
     assert int(idle.group(1)) + 2 <= keep_alive
 
 
-def test_health_checks_ask_healthz(services: dict[str, Any]):
+def test_health_checks_ask_livez(services: dict[str, Any]):
+    """What an orchestrator acts on is whether a process answers (/livez), not whether the
+    whole system is well (/healthz): a Redis outage must not take every replica out."""
     web_check = " ".join(services["web"]["healthcheck"]["test"])
     web_port = option_value(services["web"]["command"], "--port")
-    assert f"http://127.0.0.1:{web_port}/healthz" in web_check
-    assert "http://127.0.0.1/healthz" in services["proxy"]["healthcheck"]["test"]
+    assert f"http://127.0.0.1:{web_port}/livez" in web_check
+    assert "http://127.0.0.1/livez" in services["proxy"]["healthcheck"]["test"]
 
 
 def test_the_image_build_leaves_local_state_out():
@@ -163,21 +168,33 @@ def test_the_image_build_leaves_local_state_out():
     )
 
 
-@pytest.mark.processes
-def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_path: Path):
-    port = free_port()
-    command = option_replaced(services["redis"]["command"], "--dir", str(tmp_path))
+def start_redis(
+    services: dict[str, Any], folder: Path, port: int, seconds: float = 10
+) -> subprocess.Popen[bytes]:
+    """The file's redis-server on port, its files in folder, once it answers PING."""
+    command = option_replaced(services["redis"]["command"], "--dir", str(folder))
     server = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL)
+    client = redis.Redis(port=port)
+    deadline = time.monotonic() + seconds
     try:
-        client = redis.Redis(port=port)
-        deadline = time.monotonic() + 10
         while True:
             try:
-                client.set("kept", "yes")
-                break
+                client.ping()
+                return server
             except redis.ConnectionError:
                 assert time.monotonic() < deadline, "redis-server did not start"
                 time.sleep(0.05)
+    finally:
+        client.close()
+
+
+@pytest.mark.processes
+def test_the_redis_command_persists_append_only(services: dict[str, Any], tmp_path: Path):
+    port = free_port()
+    server = start_redis(services, tmp_path, port)
+    try:
+        client = redis.Redis(port=port)
+        client.set("kept", "yes")
         assert client.config_get("appendonly") == {"appendonly": "yes"}
     finally:
         assert stop(server) == 0
@@ -230,3 +247,48 @@ def run_health_check(service: dict[str, Any], port: int) -> subprocess.Completed
     assert (kind, program) == ("CMD", "python")
     local = [argument.replace(":8000/", f":{port}/") for argument in arguments]
     return subprocess.run([sys.executable, *local], timeout=30)
+
+
+def http_status(url: str) -> tuple[int, dict[str, Any]]:
+    """The status and JSON body of GET url, an error status included."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+@pytest.mark.processes
+def test_a_replica_stays_live_while_redis_is_down_and_healthz_says_so(
+    services: dict[str, Any], postgres_factory, tmp_path: Path, process_env: dict[str, str]
+):
+    """Redis killed under the file's web replica: /livez and the file's health check pass,
+    /healthz is 503 naming Redis (and the queue, which lives in it)."""
+    database_url = postgres_factory()
+    redis_port = free_port()
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+
+    def env_of(name: str) -> dict[str, str]:
+        return local_env(services[name], process_env, database_url, redis_url, tmp_path / name)
+
+    server = start_redis(services, tmp_path, redis_port)
+    migrate = rally_command(services["migrate"]["command"])
+    assert subprocess.run(migrate, env=env_of("migrate"), timeout=120).returncode == 0
+    port = free_port()
+    web_command = option_replaced(services["web"]["command"], "--port", str(port))
+    web = subprocess.Popen(rally_command(web_command), env=env_of("web"))
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/livez", seconds=60)
+        assert http_status(f"http://127.0.0.1:{port}/livez") == (200, {"status": "live"})
+        server.kill()
+        server.wait()
+        assert http_status(f"http://127.0.0.1:{port}/livez") == (200, {"status": "live"})
+        assert run_health_check(services["web"], port).returncode == 0
+        status, health = http_status(f"http://127.0.0.1:{port}/healthz")
+        assert (status, health["status"], health["failing"]) == (503, "failing", ["redis", "queue"])
+        assert health["checks"]["database"]["ok"]
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        assert stop(web) == 0

@@ -125,12 +125,15 @@ def test_sampled_states_show_the_players_view(game_name: str):
     game = get_game(game_name)
     actions = run_prefix(game_name, "views", 30)
     state = game.new_game("views")
+    checked = 0
     for view, action in zip(player_views(game_name, "views", actions), actions, strict=False):
         sampled = expert._module(game_name).sampled_state(view, "sample")
         shown = {k: v for k, v in view.items() if k != "seen"}
         assert game.view(sampled) == shown
         assert game.legal_actions(sampled) == game.legal_actions(state)
         state = game.apply(state, action)
+        checked += 1
+    assert checked == len(actions) > 0  # the view before each action of the prefix
 
 
 @games

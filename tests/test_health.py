@@ -1,4 +1,5 @@
-"""GET /healthz: 200 when the database, Redis and the queues are well, else 503 naming the part."""
+"""GET /healthz: 200 when the database, Redis and the queues are well, else 503 naming the part;
+GET /livez: 200 whenever the process answers."""
 
 from __future__ import annotations
 
@@ -56,6 +57,19 @@ def test_redis_down_is_503_naming_redis(make_app):
     assert body["failing"] == ["redis", "queue"]
     assert "ConnectionError" in body["checks"]["redis"]["error"]
     assert body["checks"]["database"]["ok"] is True
+
+
+def test_livez_is_200_while_redis_and_the_database_fail(make_app, tmp_path: Path):
+    closed = f"redis://127.0.0.1:{free_port()}/0"
+    app = make_app(redis=closed)
+    (tmp_path / "api.sqlite3").unlink()
+    (tmp_path / "api.sqlite3").mkdir()  # a folder where the database file was: cannot open
+    app.extensions["rally"].store.engine.dispose()
+    client = client_of(app)
+    assert client.get("/healthz").get_json()["failing"] == ["database", "redis", "queue"]
+    answer = client.get("/livez")
+    assert (answer.status_code, answer.get_json()) == (200, {"status": "live"})
+    assert answer.headers["Cache-Control"] == "no-store"
 
 
 def test_an_unreachable_database_is_503_naming_the_database(make_app, tmp_path: Path):

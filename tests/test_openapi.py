@@ -5,6 +5,7 @@ tests/schemathesis_hooks.py)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema_rs
@@ -110,6 +111,33 @@ def test_every_api_route_is_documented(app: Flask, document: dict):
         for method in operations
     }
     assert documented == routes
+
+
+def tiebreak_fields(node: object, path: str = "") -> Iterator[tuple[str, dict]]:
+    """Every number of the document named tiebreak or ending in _tiebreak, by its path (not
+    GET /games' description of each game's tie-break)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            named = key == "tiebreak" or key.endswith("_tiebreak")
+            if named and value.get("type") != "object":
+                yield f"{path}/{key}", value
+            yield from tiebreak_fields(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from tiebreak_fields(value, f"{path}/{index}")
+
+
+def test_every_tiebreak_says_what_it_counts_in_each_game(document: dict):
+    fields = dict(tiebreak_fields(document["components"]["schemas"]))
+    holders = {path.split("/")[1] for path in fields}
+    assert holders == {
+        "Analysis", "Attempt", "History", "Leaderboard", "Me", "ParLine", "PlayState",
+        "Puzzle", "Run", "RunStep", "Solution",
+    }  # fmt: skip
+    assert len(fields) == 15
+    for path, schema in fields.items():
+        for game in GAMES.values():
+            assert f"{game.title}: {game.tiebreak_rule.describe()}" in schema["description"], path
 
 
 def body_of(document: dict, path: str) -> dict:

@@ -591,6 +591,8 @@ def test_rr25_score_and_tiebreak():
     state = play(state, place(0, 3, "M"), MOVE)
     assert GAME.score(state) == 2 * 6 + 4
     assert GAME.tiebreak(state) == -7
+    assert (GAME.tiebreak_rule.counts, GAME.tiebreak_rule.better) == ("rounds", "fewer")
+    assert GAME.tiebreak_rule.describe() == "rounds, fewer is better, given as minus the rounds"
 
 
 def test_rr26_run_ends_unfinished_after_the_round_limit():
@@ -659,6 +661,7 @@ def playthrough(seed: str, pick) -> list[dict]:
 def test_invariants_hold_along_random_runs(seed: str):
     """Dials stay in range, the car never rests on an absent field nor drives backwards."""
     states = playthrough(seed, Stream(seed, "invariants").below)
+    assert len(states) > 1 and GAME.is_over(states[-1])  # every step of a whole run checked
     for before, after in pairwise(states):
         assert 0 <= after["timer"] <= 6 and 0 <= after["control"] <= 6
         assert 1 <= after["gear"] <= 3

@@ -124,19 +124,27 @@ def exhaustive_best(race: Race, node: Node) -> tuple[int, int] | None:
     return best(node)
 
 
+# The first turn from which a node's best continuation is found by trying every one.
+FIRST_EXHAUSTED_TURN = 10
+
+
 @pytest.mark.parametrize("seed", [f"bound-{i}" for i in range(6)])
 def test_upper_bound_is_never_below_the_best_continuation(seed: str):
     chooser = random.Random(seed)
     race = races(seed)[chooser.randrange(8)]
     node = race.start()
+    checked_turns = []
     while True:
-        if node[0] >= 10:
+        if node[0] >= FIRST_EXHAUSTED_TURN:
             best = exhaustive_best(race, node)
             assert best is None or race.upper_bound(node) >= best[0]
+            checked_turns.append(node[0])
         options = list(race.successors(node)) if node[0] < len(race.track) else []
         if not options:
             break
         node = chooser.choice(options)[1]
+    # Every node of the random path from that turn to its end, at least one.
+    assert checked_turns == list(range(FIRST_EXHAUSTED_TURN, node[0] + 1)) != []
 
 
 def test_upper_bound_counts_every_event_held_after_the_last_card():

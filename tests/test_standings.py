@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as time_of_day
 from pathlib import Path
 
+import pytest
 import sqlalchemy
 from flask import Flask
 
@@ -19,7 +20,7 @@ from service.clock import Clock
 from service.domain import daily
 from service.storage.migrations import upgrade
 from service.storage.models import Player, Run
-from service.storage.store import HISTORY_PAGE, PuzzleRecord, RunRecord, Store
+from service.storage.store import HISTORY_PAGE, PuzzleRecord, RunRecord, Standings, Store
 from tests.api_support import (
     FINISHING_GAME,
     client_of,
@@ -255,6 +256,26 @@ def test_standings_are_kept_briefly_and_dropped_by_the_stores_own_runs(store: St
     assert store.standings(puzzle.id).players == 2
     add(store, puzzle, "p3", 6)
     assert store.standings(puzzle.id).players == 3
+
+
+def test_a_run_the_store_adds_while_its_standings_are_read_shows_at_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    """Under gevent, reading the standings waits on the database and lets other greenlets
+    run: a run one of them stores meanwhile must not stay hidden behind what was read."""
+    puzzle = daily_puzzle(store)
+    add(store, puzzle, "p1", 4)
+    read = store._read_standings
+
+    def read_while_another_greenlet_adds_a_run(puzzle_id: int) -> Standings:
+        standings = read(puzzle_id)
+        add(store, puzzle, "p2", 5)
+        return standings
+
+    monkeypatch.setattr(store, "_read_standings", read_while_another_greenlet_adds_a_run)
+    assert store.standings(puzzle.id).players == 1  # read before the run was stored
+    monkeypatch.undo()
+    assert store.standings(puzzle.id).players == 2
 
 
 def test_a_players_history_comes_newest_first_a_page_at_a_time(store: Store):

@@ -3,8 +3,8 @@ nginx with deploy/nginx.conf in front of two `rally web` replicas, two `rally wo
 `rally migrate`, a PostgreSQL database and a Redis of the test's own, each started with
 the file's command and environment (tests/test_deploy.py, tests/proxy_support.py).
 
-Players play today's dailies through the proxy while a replica, then a worker in the
-middle of a solve, then Redis are killed with SIGKILL and started again, as a container
+Players play today's dailies through the proxy while a replica, then Redis, then a
+worker in the middle of a solve are killed with SIGKILL and started again, as a container
 dies and is restarted. Then: no client saw an error that a retry of the same request
 did not mend, every acknowledged action is stored, every puzzle waiting at a fault was
 solved within a minute of its end, and a minute of bursts of writes gets no 502.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzles.base import Action, ActionForms, Game, IllegalAction, State
+from puzzles.base import Action, ActionForms, Game, IllegalAction, State, TiebreakRule
 from puzzles.crazy_rally.cards import (
     ADJUSTMENT_COLOURS,
     ADJUSTMENTS,
@@ -323,10 +323,13 @@ class CrazyRally(Game):
         distance: int = state["distance"]
         return distance + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
 
+    # Rule CR-20: the higher final speed wins a tie.
+    tiebreak_rule = TiebreakRule(counts="final speed", better="higher")
+
     def tiebreak(self, state: State) -> int:
         """Rule CR-20: the higher final speed wins a tie."""
         speed: int = state["speed"]
-        return speed
+        return self.tiebreak_rule.of(speed)
 
     def reveals(self, state: State, action: Action) -> bool:
         """Rule CR-21: every action of the game shows something new. Applying a setup card

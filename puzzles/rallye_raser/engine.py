@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from puzzles.base import Action, ActionForms, FieldForm, Game, IllegalAction, State
+from puzzles.base import (
+    Action,
+    ActionForms,
+    FieldForm,
+    Game,
+    IllegalAction,
+    State,
+    TiebreakRule,
+)
 from puzzles.rallye_raser.track import (
     ABSENT,
     CARDS,
@@ -574,9 +582,12 @@ class RallyeRaser(Game):
             return None
         return finish_points(state)
 
+    # RR-25: fewer rounds played (the final round counts) win a tie.
+    tiebreak_rule = TiebreakRule(counts="rounds", better="fewer")
+
     def tiebreak(self, state: State) -> int:
         rounds: int = state["rounds_played"]
-        return -rounds
+        return self.tiebreak_rule.of(rounds)
 
     def reveals(self, state: State, action: Action) -> bool:
         """A roll or a reroll shows new dice (RR-7, RR-8); a drive that reaches card B

@@ -1,5 +1,9 @@
-"""The only module that speaks SQL: puzzles, runs, players and the analyses of runs on SQLite
-or PostgreSQL.
+"""The store: puzzles, runs, players and the analyses of runs on SQLite or PostgreSQL.
+
+The service reads and writes its tables (service.storage.models) only through the
+store: this module, store_attempts (attempts) and store_statements (the statements
+of the hottest paths, built once). The schema is created and changed only by the
+migrations; the one other query is /healthz's `SELECT 1`.
 
 Every function returns plain frozen records, never live ORM objects, so callers
 hold no session. Each write is one short transaction committed before the

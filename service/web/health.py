@@ -1,11 +1,18 @@
-"""GET /healthz: can this web process do its work right now?
+"""GET /livez: does this web process answer? GET /healthz: can it do its work right now?
 
-It checks the database (a trivial query), Redis (PING) and the five solve
-queues (how many jobs wait in each, how long the oldest has waited, how many
-workers there are and how many are busy). The queues fail when a job has waited
-longer than RALLY_HEALTH_MAX_JOB_AGE while no worker is busy: nothing is getting
-through. A long wait while workers are busy is a backlog (low-priority work
-waits by design), not a failure.
+/livez answers 200 whenever the process answers at all, whatever its database, Redis
+or the queues do: it is what an orchestrator acts on (deploy.yml's health checks of
+the web replicas and of the proxy). A Redis outage is the whole system's, not one
+replica's, and the web keeps taking attempts and runs through it; a health check that
+followed /healthz would take every replica out at once.
+
+/healthz is the whole system's report, for people and monitoring. It checks the
+database (a trivial query), Redis (PING) and every RQ queue, the six of solves and
+the expert's two (how many jobs wait in each, how long the oldest has waited, how
+many workers there are and how many are busy). The queues fail when a job has
+waited longer than RALLY_HEALTH_MAX_JOB_AGE while no worker is busy: nothing is
+getting through. A long wait while workers are busy is a backlog (low-priority
+work waits by design), not a failure.
 
 A worker counts while it heartbeats: one silent for SILENT_HEARTBEATS of its
 heartbeats (RALLY_HEARTBEAT) is dead, say killed with SIGKILL, which left its entry
@@ -23,8 +30,8 @@ queues "ok" while nothing was getting through. It is reported as silent instead.
                           "oldest_job_age_seconds": 3.1, "max_job_age_seconds": 900,
                           "workers": 1, "busy_workers": 1, "silent_workers": 0}}}
 
-`rally serve` asks it to find a hung web process; deploy.yml's health checks
-ask it of every web replica.
+`rally serve` asks it to find a hung web process (any answer, 503 included, shows
+the process is not hung) and logs each change of its status.
 """
 
 from __future__ import annotations
@@ -96,7 +103,7 @@ def is_heartbeating(worker: BaseWorker, now: datetime, heartbeat: int) -> bool:
 
 
 def check_queues(connection: redis.Redis, max_age: int, heartbeat: int) -> dict[str, Any]:
-    """Every solve queue, most urgent first: jobs waiting in each, the longest wait of any,
+    """Every queue, most urgent first: jobs waiting in each, the longest wait of any,
     and the workers alive (heartbeating every `heartbeat` seconds); failing when a job has
     waited too long and no living worker is busy."""
     started = time.perf_counter()
@@ -125,6 +132,14 @@ def check_queues(connection: redis.Redis, max_age: int, heartbeat: int) -> dict[
         },
         started,
     )
+
+
+@blueprint.get("/livez")
+def livez() -> Response:
+    """200 while the process answers: nothing else is checked, so nothing else can fail it."""
+    answer = jsonify({"status": "live"})
+    answer.headers["Cache-Control"] = "no-store"
+    return answer
 
 
 @blueprint.get("/healthz")

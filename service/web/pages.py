@@ -1,10 +1,12 @@
 """The browser front end: HTML pages over the JSON API.
 
-The pages hold no rules and no data access: each one renders a shell from
-web/templates, and its ES module (web/static/js) talks to /api/v1. Rendered
-here are only the rules pages, from the project's own docs/rules at run time,
-the API documentation, from the OpenAPI document, and the "How to play" pages'
-example positions, from the engines (service.web.how_to_play).
+The pages hold no rules: each one renders a shell from web/templates, and its ES
+module (web/static/js) talks to /api/v1. Rendered here are only the rules pages,
+from the project's own docs/rules at run time; the API documentation, from the
+OpenAPI document; the "How to play" pages' example positions and the guided first
+game's line, from the engines (service.web.how_to_play); and a stored run's
+link-preview tags and image (service.web.previews), read from the store, since a
+link preview's crawler runs no script.
 """
 
 from __future__ import annotations

@@ -1,2 +1,2 @@
-"""Crazy Rally's exact solver (its CP-SAT model), its reference players and the expert's
-game-specific parts."""
+"""Crazy Rally's exact solver (a longest path found by OR-Tools' min-cost flow), its
+reference players and the expert's game-specific parts."""

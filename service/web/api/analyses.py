@@ -26,6 +26,7 @@ from service.web.api.common import (
     puzzle_by_id,
     puzzle_json,
     services,
+    tiebreak_field,
 )
 from service.web.api.puzzles import refused_solve
 from service.web.api.runs import shows_actions
@@ -45,7 +46,9 @@ ESTIMATE = {
     "properties": {
         "points": {"type": "number"},
         "points_error": {"type": "number", "minimum": 0},
-        "tiebreak": {"type": "number"},
+        "tiebreak": tiebreak_field(
+            {"type": "number"}, "The tie-break lost: positive when the run's is the lower"
+        ),
         "tiebreak_error": {"type": "number", "minimum": 0},
     },
 }

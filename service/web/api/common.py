@@ -77,6 +77,22 @@ SECRET_SEED = {
 }
 TOKEN_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
 ACTION = action_schema()
+# What a tie-break counts in each game, as its engine says (GET /games gives the same).
+TIEBREAKS_IN_WORDS = "; ".join(
+    f"{game.title}: {game.tiebreak_rule.describe()}" for _, game in sorted(GAMES.items())
+)
+
+
+def tiebreak_field(schema: Schema, what: str) -> Schema:
+    """schema with a description: what the field is, then what a tie-break means."""
+    return {
+        **schema,
+        "description": f"{what}. A tie-break decides between equal scores and is higher when "
+        f"better ({TIEBREAKS_IN_WORDS}; each game's in GET /games)",
+    }
+
+
+PAR_TIEBREAK = tiebreak_field(NULLABLE_INT, "The par run's tie-break; null when par is")
 
 
 def actions_of(longest: int, description: str) -> Schema:
@@ -161,14 +177,16 @@ PUZZLE = api.schema(
                 **NULLABLE_INT,
                 "description": "Best score; null unless solved (or when no run can finish)",
             },
-            "tiebreak": {**NULLABLE_INT, "description": "Best tie-break among optimal runs"},
+            "tiebreak": tiebreak_field(
+                NULLABLE_INT, "Best tie-break among optimal runs; null when optimum is"
+            ),
             "par": {
                 **NULLABLE_INT,
                 "description": "The expert's score on the same dice and cards, played without "
                 "foresight (its line is the par line); null until computed, or when that run "
                 "does not finish",
             },
-            "par_tiebreak": {**NULLABLE_INT, "description": "The par run's tie-break"},
+            "par_tiebreak": PAR_TIEBREAK,
             "par_computed": {
                 "type": "boolean",
                 "description": "Whether the expert's run is stored: with a null par, it did "
@@ -195,7 +213,7 @@ ENGINE_STATE_PROPERTIES = {
     "over": {"type": "boolean"},
     "finished": {"type": "boolean"},
     "score": NULLABLE_INT,
-    "tiebreak": {"type": "integer"},
+    "tiebreak": tiebreak_field({"type": "integer"}, "The run's tie-break so far"),
     "stakes": {
         "type": "object",
         "description": "What each legal action costs or does, said before it is played",

@@ -1,5 +1,5 @@
 """The caller's own history (`GET /me`): their name, their official runs and, game by game,
-their streaks, days played and distance to the optimum (service.domain.history).
+their streaks, days played and distance to the optimum and to par (service.domain.history).
 
 Read from the database off one index of the player's official runs, never by replaying a
 run. It shows no seed and no line of play: only what each run's own result page shows its
@@ -17,7 +17,15 @@ from service.domain import daily
 from service.domain.history import Distances, GameStats, stats_by_game
 from service.storage.store import DayAttempt, OfficialRun, PlayerSummary
 from service.web import players
-from service.web.api.common import DATE, GAME_NAME, NULLABLE_INT, TOKEN_ID, api, services
+from service.web.api.common import (
+    DATE,
+    GAME_NAME,
+    NULLABLE_INT,
+    TOKEN_ID,
+    api,
+    services,
+    tiebreak_field,
+)
 from service.web.openapi import Answer
 
 NULLABLE_NUMBER = {"type": ["number", "null"]}
@@ -112,7 +120,7 @@ ME = api.schema(
                         "game": GAME_NAME,
                         "number": {"type": "integer"},
                         "score": {"type": "integer"},
-                        "tiebreak": {"type": "integer"},
+                        "tiebreak": tiebreak_field({"type": "integer"}, "The run's tie-break"),
                         "optimum": {**NULLABLE_INT, "description": "Null until solved"},
                         "par": {
                             **NULLABLE_INT,

@@ -20,6 +20,7 @@ from service.web import players
 from service.web.api.common import (
     GAME_NAME,
     NULLABLE_INT,
+    PAR_TIEBREAK,
     PUZZLE,
     SECRET_SEED,
     TOKEN_ID,
@@ -28,6 +29,7 @@ from service.web.api.common import (
     is_hidden,
     puzzle_json,
     services,
+    tiebreak_field,
 )
 from service.web.errors import ApiError
 from service.web.openapi import Answer, Link
@@ -66,7 +68,7 @@ LEADERBOARD = api.schema(
                             "player, the same on every board, shown after the name; else null",
                         },
                         "score": {"type": "integer"},
-                        "tiebreak": {"type": "integer"},
+                        "tiebreak": tiebreak_field({"type": "integer"}, "The run's tie-break"),
                         "created_at": {"type": "string", "format": "date-time"},
                     },
                 },
@@ -97,7 +99,9 @@ SOLUTION = api.schema(
             "seed": SECRET_SEED,
             "status": {"enum": ["pending", "solved", "failed"]},
             "optimum": NULLABLE_INT,
-            "tiebreak": NULLABLE_INT,
+            "tiebreak": tiebreak_field(
+                NULLABLE_INT, "The optimal run's tie-break; null when optimum is"
+            ),
             "proved": {"type": ["boolean", "null"]},
             "actions": {
                 "type": ["array", "null"],
@@ -115,7 +119,7 @@ PAR_LINE = api.schema(
             "game": GAME_NAME,
             "seed": SECRET_SEED,
             "par": NULLABLE_INT,
-            "par_tiebreak": NULLABLE_INT,
+            "par_tiebreak": PAR_TIEBREAK,
             "actions": {
                 "type": ["array", "null"],
                 "description": "The expert's own run, played without foresight; null until "

@@ -37,6 +37,7 @@ from service.web.api.common import (
     replay,
     run_actions,
     services,
+    tiebreak_field,
 )
 from service.web.api.puzzles import practice_puzzle_or_new
 from service.web.errors import ApiError
@@ -91,7 +92,7 @@ RUN = api.schema(
                 "the run's own player",
             },
             "score": {**NULLABLE_INT, "description": "Null when the run ended unfinished"},
-            "tiebreak": {"type": "integer"},
+            "tiebreak": tiebreak_field({"type": "integer"}, "The run's tie-break"),
             "finished": {"type": "boolean"},
             "official": {
                 "type": "boolean",
@@ -104,7 +105,9 @@ RUN = api.schema(
             "created_at": {"type": "string", "format": "date-time"},
             "share_url": {"type": "string", "format": "uri"},
             "optimum": NULLABLE_INT,
-            "optimum_tiebreak": NULLABLE_INT,
+            "optimum_tiebreak": tiebreak_field(
+                NULLABLE_INT, "The optimum's tie-break; null when optimum is"
+            ),
             "puzzle": PUZZLE,
             "number": {**NULLABLE_INT, "description": "The daily's number; null for practice"},
             "date": {
@@ -147,7 +150,7 @@ HISTORY = api.schema(
                         "date": {"type": ["string", "null"], "format": "date"},
                         "number": NULLABLE_INT,
                         "score": NULLABLE_INT,
-                        "tiebreak": {"type": "integer"},
+                        "tiebreak": tiebreak_field({"type": "integer"}, "The run's tie-break"),
                         "finished": {"type": "boolean"},
                         "official": {"type": "boolean"},
                         "created_at": {"type": "string", "format": "date-time"},
