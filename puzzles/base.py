@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from puzzles.rng import validate_seed
 
@@ -38,6 +38,13 @@ class TiebreakRule:
 
     counts: str  # what the tie-break counts, in words: "rounds", "final speed"
     better: Better
+    # How the site says it: what an amount of it is called ("rounds", "speed"), the
+    # reading of a count of 1 ("in 1 round") and of any other, "{n}" standing for the
+    # count ("in {n} rounds"), and whether a shared result gives it beside the score.
+    unit: str
+    one: str
+    many: str
+    shared: bool
 
     @property
     def sign(self) -> int:
@@ -52,6 +59,47 @@ class TiebreakRule:
         """In words: "rounds, fewer is better, given as minus the rounds"."""
         given = f", given as minus the {self.counts}" if self.sign < 0 else ""
         return f"{self.counts}, {self.better} is better{given}"
+
+    def words(self, tiebreak: int) -> str:
+        """A tie-break as a person reads it: "in 17 rounds", "final speed 9"."""
+        count = self.sign * tiebreak
+        return self.one if count == 1 else self.many.format(n=count)
+
+    @property
+    def rule(self) -> str:
+        """The rule in a sentence: "Tie-break: rounds, fewer is better."."""
+        return f"Tie-break: {self.counts}, {self.better} is better."
+
+    @property
+    def heading(self) -> str:
+        """A column of tie-breaks: "Rounds (fewer is better)"."""
+        return f"{self.counts.capitalize()} ({self.better} is better)"
+
+
+class Note(TypedDict):
+    """One thing a legal action costs or does, said before it is played."""
+
+    kind: str  # what the note is about: "loss_of_control", "speed", ...
+    text: str  # the note in words
+
+
+class Stakes(TypedDict):
+    """What every legal action of a state costs or does (served with the legal actions)."""
+
+    score_now: int  # the score if the run finished now
+    notes: list[list[Note]]  # one list per legal action, in the same order
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a game calls one turn, and the type of the action that ends one: replays step
+    by turns, a shared run shows a mark per turn, the guided first game counts them."""
+
+    name: str
+    ends_with: str
+
+    def ends(self, action: Action) -> bool:
+        return isinstance(action, dict) and action.get("type") == self.ends_with
 
 
 class IllegalAction(Exception):  # noqa: N818 - the public contract fixes this name
@@ -71,9 +119,9 @@ class Game(ABC):
     """A seeded solitaire: the rules engine of one game.
 
     Subclasses implement `_new_game`, `legal_actions`, `_apply`, `is_over`,
-    `score`, `tiebreak`, `view`, `reveals` and `resample`; validation of seeds and
-    of the game being over, replay and the cutting of a line into batches are
-    shared here.
+    `score`, `tiebreak`, `view`, `stakes`, `reveals` and `resample`, and say what a
+    turn is and what the tie-break counts; validation of seeds and of the game being
+    over, replay and the cutting of a line into batches are shared here.
 
     What the player has not been shown (a die not rolled yet, a card not drawn or
     not dealt face up) is the engine's to say, with `reveals` and `resample`. The
@@ -89,6 +137,7 @@ class Game(ABC):
     # No legal run is longer than this many actions (the service refuses longer runs).
     max_actions: int
     action_forms: ActionForms
+    turn: Turn
     # What `tiebreak` counts and which way is better, said beside it in each engine.
     tiebreak_rule: TiebreakRule
 
@@ -168,3 +217,9 @@ class Game(ABC):
         far kept (the view, and what earlier views showed), everything else (the order of
         cards not drawn, dice not rolled) drawn from the string sample instead of the
         seed. OpenSpiel's resample_from_infostate."""
+
+    @abstractmethod
+    def stakes(self, state: State, legal: list[Action]) -> Stakes:
+        """What each of the legal actions costs or does, said before it is played, and the
+        score if the run finished now: the browser says it without knowing a rule. Nothing
+        here may tell what the view does not show."""

@@ -101,6 +101,22 @@ def legal(game: str, seed: str, file: Any, as_json: bool) -> None:
             click.echo(f"{number:3d}  {json.dumps(action)}")
 
 
+class GameName(click.ParamType[str]):
+    """A registered game's name, checked against the registry when the command runs (so
+    a game registered after this module was imported is one)."""
+
+    name = "game"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value in GAMES:
+            return str(value)
+        known = ", ".join(repr(name) for name in sorted(GAMES))
+        self.fail(f"{value!r} is not one of {known}.", param, ctx)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "[" + "|".join(sorted(GAMES)) + "]"
+
+
 def show_position(view: dict[str, Any]) -> None:
     for key, value in view.items():
         click.echo(f"  {key}: {json.dumps(value)}")
@@ -114,7 +130,7 @@ def choose_action(options: list[Any]) -> Any:
 
 
 @click.command()
-@click.argument("game", required=False, type=click.Choice(sorted(GAMES)))
+@click.argument("game", required=False, type=GameName())
 @click.argument("seed", required=False)
 def play(game: str | None, seed: str | None) -> None:
     """Play GAME with SEED in the terminal, choosing among the legal actions."""

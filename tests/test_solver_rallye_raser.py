@@ -14,7 +14,7 @@ from puzzles import get_game
 from puzzles.rallye_raser.engine import MAX_ROUNDS, start_state
 from puzzles.rng import Stream, dice
 from solver import solve
-from solver.core import Optimum
+from solver.kit import Optimum
 from solver.rallye_raser.bound import UNREACHABLE, rounds_bound
 from solver.rallye_raser.players import greedy_actions, heuristic_actions
 from solver.rallye_raser.round import Track, dice_ends

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzles.base import Action, ActionForms, Game, IllegalAction, State, TiebreakRule
+from puzzles.base import (
+    Action,
+    ActionForms,
+    Game,
+    IllegalAction,
+    Stakes,
+    State,
+    TiebreakRule,
+    Turn,
+)
 from puzzles.crazy_rally.cards import (
     ADJUSTMENT_COLOURS,
     ADJUSTMENTS,
@@ -89,6 +98,7 @@ class CrazyRally(Game):
     # 3 setup choices + the start of the race + one drive action per track card.
     max_actions = len(ADJUSTMENT_COLOURS) + 1 + TRACK_LENGTH
     action_forms = ACTION_FORMS
+    turn = Turn("turn", "drive")  # CR-11: a turn is one drive
 
     # ----- phases and start -------------------------------------------------------------
     def _new_game(self, seed: str) -> State:
@@ -324,7 +334,14 @@ class CrazyRally(Game):
         return distance + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
 
     # Rule CR-20: the higher final speed wins a tie.
-    tiebreak_rule = TiebreakRule(counts="final speed", better="higher")
+    tiebreak_rule = TiebreakRule(
+        counts="final speed",
+        better="higher",
+        unit="speed",
+        one="final speed 1",
+        many="final speed {n}",
+        shared=False,
+    )
 
     def tiebreak(self, state: State) -> int:
         """Rule CR-20: the higher final speed wins a tie."""
@@ -353,6 +370,12 @@ class CrazyRally(Game):
             }
         supply = shuffled(sample, "resample/supply", sorted(state["supply"]))
         return {**state, "seed": sample, "supply": supply}
+
+    def stakes(self, state: State, legal: list[Action]) -> Stakes:
+        # Imported here: the stakes are worked out with this module's rules.
+        from puzzles.crazy_rally.stakes import stakes
+
+        return stakes(state, legal)
 
     def view(self, state: State) -> dict[str, Any]:
         """Rule CR-21: everything the player may see; the track only during the test round."""

@@ -19,8 +19,10 @@ from puzzles.base import (
     FieldForm,
     Game,
     IllegalAction,
+    Stakes,
     State,
     TiebreakRule,
+    Turn,
 )
 from puzzles.rallye_raser.track import (
     ABSENT,
@@ -557,6 +559,7 @@ class RallyeRaser(Game):
     rules_version = RULES_VERSION
     max_actions = MAX_ROUNDS * MAX_ACTIONS_PER_ROUND
     action_forms = ACTION_FORMS
+    turn = Turn("round", "move")  # RR-4: a round ends with the drive
 
     def _new_game(self, seed: str) -> State:
         deck = deal_deck(seed)
@@ -583,7 +586,14 @@ class RallyeRaser(Game):
         return finish_points(state)
 
     # RR-25: fewer rounds played (the final round counts) win a tie.
-    tiebreak_rule = TiebreakRule(counts="rounds", better="fewer")
+    tiebreak_rule = TiebreakRule(
+        counts="rounds",
+        better="fewer",
+        unit="rounds",
+        one="in 1 round",
+        many="in {n} rounds",
+        shared=True,
+    )
 
     def tiebreak(self, state: State) -> int:
         rounds: int = state["rounds_played"]
@@ -635,6 +645,12 @@ class RallyeRaser(Game):
             "track": track,
             "card_starts": starts,
         }
+
+    def stakes(self, state: State, legal: list[Action]) -> Stakes:
+        # Imported here: the stakes are worked out with this module's rules.
+        from puzzles.rallye_raser.stakes import stakes
+
+        return stakes(self, state, legal)
 
     def view(self, state: State) -> dict[str, Any]:
         card_a = state["card_a"]

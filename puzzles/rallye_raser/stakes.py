@@ -11,13 +11,10 @@ name no card not yet drawn.
 
 from __future__ import annotations
 
-from typing import Any
-
-from puzzles.base import Action, State
-from puzzles.rallye_raser.engine import GEAR_CHECK, RallyeRaser, finish_points
+from puzzles.base import Action, Game, Note, Stakes, State
+from puzzles.rallye_raser.engine import GEAR_CHECK, finish_points
 from puzzles.rallye_raser.track import card_index, field, lane_fits, limit_of
 
-Note = dict[str, str]
 LANE_NAMES = {"L": "left", "M": "middle", "R": "right"}
 
 
@@ -30,7 +27,7 @@ def gear_check_text(gear: int, timer: int, control: int) -> str:
 
 
 def note(kind: str, text: str) -> Note:
-    return {"kind": kind, "text": text}
+    return Note(kind=kind, text=text)
 
 
 def _placement(state: State, row: int, lane: str, value: int) -> list[Note]:
@@ -124,7 +121,7 @@ def drive_notes(state: State, after: State) -> list[Note]:
     return notes
 
 
-def action_notes(engine: RallyeRaser, state: State, action: Action) -> list[Note]:
+def action_notes(engine: Game, state: State, action: Action) -> list[Note]:
     """What one legal action costs. A gear change and the drive are played out here on the
     engine, since neither rolls a die or draws a card."""
     kind = action["type"]
@@ -151,9 +148,9 @@ def action_notes(engine: RallyeRaser, state: State, action: Action) -> list[Note
     return []
 
 
-def stakes(engine: RallyeRaser, state: State, legal: list[Action]) -> dict[str, Any]:
+def stakes(engine: Game, state: State, legal: list[Action]) -> Stakes:
     """The score if the run finished now (2 × timer + control) and each action's notes."""
-    return {
-        "score_now": finish_points(state),
-        "notes": [action_notes(engine, state, action) for action in legal],
-    }
+    return Stakes(
+        score_now=finish_points(state),
+        notes=[action_notes(engine, state, action) for action in legal],
+    )

@@ -29,7 +29,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import signal
@@ -71,6 +70,9 @@ from service.jobs.worker_upkeep import (
     retry_abandoned_job_at_once,
 )
 from service.storage.store import PuzzleRecord, Store
+
+# The solver imports every game's kit, and with them OR-Tools: once, in the worker before
+# it forks, rather than in each job's process.
 from solver import SolveResult, solve
 from solver.expert import analyse, par, par_result
 
@@ -488,15 +490,6 @@ class SolveWorker(Worker):
         return self.job_monitoring_interval + self.heartbeat_grace
 
 
-def preload_solvers() -> None:
-    """Import every solver, and with it OR-Tools, once in the worker before it forks, so a
-    job process does not import them again for each job (the expert is imported above)."""
-    from solver.core import SOLVER_MODULES
-
-    for module in SOLVER_MODULES.values():
-        importlib.import_module(module)
-
-
 def wait_for_redis(connection: redis.Redis) -> None:
     """Return once Redis answers; SIGTERM or Ctrl-C ends the wait (and the process)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -516,7 +509,6 @@ def run_worker(config: Config) -> None:
     RQ's worker quits when Redis goes away in the middle of a job; here a new
     worker takes over as soon as Redis is back, so queued work resumes by itself.
     """
-    preload_solvers()
     connection = noticing_connection(config.redis_url)
     while True:
         wait_for_redis(connection)

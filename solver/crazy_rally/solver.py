@@ -32,7 +32,6 @@ from ortools.graph.python import min_cost_flow
 from puzzles.base import Action
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.engine import CrazyRally
-from solver.core import Optimum, SolverError
 from solver.crazy_rally.model import (
     KIND_OF,
     Move,
@@ -41,6 +40,7 @@ from solver.crazy_rally.model import (
     finish_bonus,
     races,
 )
+from solver.kit import Optimum, SolverError
 
 GAME = CrazyRally()
 TIEBREAK_WEIGHT = 64  # one point of score outweighs any final speed (at most 7 + 9 tyres)

@@ -37,7 +37,7 @@ from ortools.graph.python import min_cost_flow
 
 from puzzles.base import Action, State
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, TRACK_MAX, RallyeRaser
-from solver.core import Optimum, SolverError
+from solver.kit import Optimum, SolverError
 from solver.rallye_raser.bound import rounds_bound
 from solver.rallye_raser.round import (
     Path,
