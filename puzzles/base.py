@@ -92,14 +92,14 @@ class Stakes(TypedDict):
 
 @dataclass(frozen=True)
 class Turn:
-    """What a game calls one turn, and the type of the action that ends one: replays step
+    """What a game calls one turn, and the types of the actions that end one: replays step
     by turns, a shared run shows a mark per turn, the guided first game counts them."""
 
     name: str
-    ends_with: str
+    ends_with: tuple[str, ...]
 
     def ends(self, action: Action) -> bool:
-        return isinstance(action, dict) and action.get("type") == self.ends_with
+        return isinstance(action, dict) and action.get("type") in self.ends_with
 
 
 class IllegalAction(Exception):  # noqa: N818 - the public contract fixes this name

@@ -106,9 +106,9 @@ def test_the_guided_first_game_points_through_the_first_turns_of_a_finishing_lin
     page = client.get(f"/learn/{game}").get_data(as_text=True)
     line = json.loads(html.unescape(re.search(r'data-line="([^"]*)"', page).group(1)))
     assert f'data-seed="{how_to_play.GUIDED_SEED}"' in page
-    turn_end = GAMES[game].turn.ends_with
-    assert [a["type"] for a in line].count(turn_end) == how_to_play.GUIDED_TURNS
-    assert line[-1]["type"] == turn_end
+    turn = GAMES[game].turn
+    assert sum(turn.ends(action) for action in line) == how_to_play.GUIDED_TURNS
+    assert turn.ends(line[-1])
     engine = GAMES[game]
     state = engine.replay(how_to_play.GUIDED_SEED, line)
     assert not engine.is_over(state)

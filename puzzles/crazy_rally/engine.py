@@ -98,7 +98,7 @@ class CrazyRally(Game):
     # 3 setup choices + the start of the race + one drive action per track card.
     max_actions = len(ADJUSTMENT_COLOURS) + 1 + TRACK_LENGTH
     action_forms = ACTION_FORMS
-    turn = Turn("turn", "drive")  # CR-11: a turn is one drive
+    turn = Turn("turn", ("drive",))  # CR-11: a turn is one drive
 
     # ----- phases and start -------------------------------------------------------------
     def _new_game(self, seed: str) -> State:

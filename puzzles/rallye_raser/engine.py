@@ -559,7 +559,7 @@ class RallyeRaser(Game):
     rules_version = RULES_VERSION
     max_actions = MAX_ROUNDS * MAX_ACTIONS_PER_ROUND
     action_forms = ACTION_FORMS
-    turn = Turn("round", "move")  # RR-4: a round ends with the drive
+    turn = Turn("round", ("move",))  # RR-4: a round ends with the drive
 
     def _new_game(self, seed: str) -> State:
         deck = deal_deck(seed)
