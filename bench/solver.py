@@ -125,7 +125,7 @@ def percentile(values: list[float], fraction: float) -> float:
 def rallye_raser_spread(figures: GameFigures) -> None:
     """The optimal round count's spread and the most common pair's share of seeds."""
     count = sum(figures.optima.values())
-    rounds = Counter()
+    rounds: Counter[int | None] = Counter()
     for (_, tiebreak), seeds in figures.optima.items():
         rounds[None if tiebreak is None else -tiebreak] += seeds
     spread = "  ".join(f"{n}: {seeds}" for n, seeds in sorted(rounds.items(), key=str))

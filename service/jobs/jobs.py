@@ -447,7 +447,7 @@ class SolveWorker(Worker):
                 # the others only minutes later: stopped, it is started again below.
                 self.stop_scheduler()
         running = self.runs_scheduler()
-        super().run_maintenance_tasks()
+        super().run_maintenance_tasks()  # type: ignore[no-untyped-call]  # RQ's is unannotated
         if not running and self.runs_scheduler():
             log.info("worker %s runs RQ's scheduler now", self.name)
 
@@ -481,13 +481,13 @@ class SolveWorker(Worker):
         # write raises): the worker then ran on for good. RQ's own flag ends its loop at the
         # next turn all the same.
         self._stop_requested = True
-        super().request_stop(signum, frame)
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # RQ's is unannotated
 
     def get_heartbeat_ttl(self, job: Job) -> int:
         if job.timeout and job.timeout > 0:
             remaining = job.timeout - self.current_job_working_time
             return int(min(remaining, self.job_monitoring_interval)) + self.heartbeat_grace
-        return self.job_monitoring_interval + self.heartbeat_grace
+        return int(self.job_monitoring_interval) + self.heartbeat_grace
 
 
 def wait_for_redis(connection: redis.Redis) -> None:

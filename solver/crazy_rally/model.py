@@ -101,7 +101,9 @@ class Race:
     _relaxed: list[dict[tuple[int, int], int]] = field(init=False, repr=False, compare=False)
     _events_before: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _draw_twos_from: tuple[int, ...] = field(init=False, repr=False, compare=False)
-    _bounds: dict[tuple, int] = field(init=False, repr=False, compare=False)
+    _bounds: dict[tuple[int, int, Hand, int, int], int] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         relaxed = _relaxed_table(self.max_speed, self.manoeuvrability, self.track)

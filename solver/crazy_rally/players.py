@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from puzzles.base import Action, State
-from puzzles.crazy_rally.cards import ADJUSTMENTS, TRACK
+from puzzles.crazy_rally.cards import ADJUSTMENTS, TRACK, TrackCard
 from puzzles.crazy_rally.engine import EVENT_BONUS, CrazyRally
 from puzzles.crazy_rally.rules import resolve_turn
 from puzzles.playout import Policy, play_out
@@ -94,7 +94,7 @@ class HeuristicPlayer:
         return value
 
     @staticmethod
-    def _approach_penalty(speed: int, upcoming: Any) -> float:
+    def _approach_penalty(speed: int, upcoming: TrackCard) -> float:
         """Arriving far too fast at a white card (or too slow at a red one) costs later."""
         if upcoming.is_minimum:
             return max(0, upcoming.speed - speed - 3)

@@ -34,6 +34,7 @@ from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.engine import CrazyRally
 from solver.crazy_rally.model import (
     KIND_OF,
+    Hand,
     Move,
     Node,
     Race,
@@ -63,7 +64,7 @@ SOURCE, SINK = "source", "sink"
 
 def keep_undominated(layer: dict[Node, int]) -> dict[Node, int]:
     """Drop a state when one with more or equal body strength has at least its distance."""
-    groups: dict[tuple, list[tuple[int, int, Node]]] = {}
+    groups: dict[tuple[int, int, Hand, int, int], list[tuple[int, int, Node]]] = {}
     for node, distance in layer.items():
         groups.setdefault(node[:5], []).append((node[5], distance, node))
     kept: dict[Node, int] = {}

@@ -148,7 +148,8 @@ def _value_of(state: State, action: Action) -> int:
 
 
 def _tip(state: State) -> dict[str, Any]:
-    return state["route"][-1] if state["route"] else state["car"]
+    tip: dict[str, Any] = state["route"][-1] if state["route"] else state["car"]
+    return tip
 
 
 def _ahead(state: State, action: Action) -> bool:

@@ -22,7 +22,7 @@ GAME = RallyeRaser()
 
 
 # ----- greedy -------------------------------------------------------------------------------
-def _greedy_value(arc: Arc) -> tuple:
+def _greedy_value(arc: Arc) -> tuple[int, int | None, int]:
     """Finish if possible (best score), else get furthest, then keep the most resources."""
     if arc.head is None:
         return (1, arc.score, 0)
@@ -74,8 +74,10 @@ def limit_here(state: State, spot: dict[str, Any]) -> int | None:
 
 
 def _rows_to_next_card(state: State) -> int:
-    starts = state["card_starts"]
-    return starts[min(state["card_a"] + 1, len(starts) - 1)] - state["car"]["row"]
+    starts: list[int] = state["card_starts"]
+    card_a: int = state["card_a"]
+    row: int = state["car"]["row"]
+    return starts[min(card_a + 1, len(starts) - 1)] - row
 
 
 def _check_gear(state: State) -> int:
@@ -90,8 +92,9 @@ def _check_gear(state: State) -> int:
 def _hurried(state: State) -> bool:
     """Whether the rounds left (RR-26) call for full speed: fewer than two rows
     left per round would not reach the finish."""
-    rows_left = state["card_starts"][-1] - state["car"]["row"]
-    return (MAX_ROUNDS - state["round"] + 1) * 2 < rows_left
+    rows_left: int = state["card_starts"][-1] - state["car"]["row"]
+    round_number: int = state["round"]
+    return (MAX_ROUNDS - round_number + 1) * 2 < rows_left
 
 
 def heuristic_gear(state: State) -> Action | None:
@@ -127,7 +130,7 @@ def room_for(state: State, route: list[dict[str, Any]], steps: int) -> bool:
     )
 
 
-def _place_value(state: State, action: Action) -> tuple:
+def _place_value(state: State, action: Action) -> tuple[bool, bool, bool, bool, int]:
     """Prefer a field from which the route can be completed and that the car may
     leave in this gear, then a die that fits or that a control point makes fit
     while control lasts, then going ahead, then the smaller misfit."""

@@ -63,7 +63,8 @@ class Services:
 
 
 def services() -> Services:
-    return current_app.extensions["rally"]
+    found: Services = current_app.extensions["rally"]
+    return found
 
 
 # Schemas shared by several resources. What depends on the games is Lazy: built from the
@@ -361,7 +362,7 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
 
 def puzzle_by_id(puzzle_id: int) -> PuzzleRecord:
     """A stored puzzle (kept a moment: attempts and runs ask for theirs on every request)."""
-    puzzle = services().cache.get(
+    puzzle: PuzzleRecord | None = services().cache.get(
         ("puzzle-id", puzzle_id), lambda: services().store.get_puzzle_by_id(puzzle_id)
     )
     assert puzzle is not None, "attempts and runs keep their puzzle by a foreign key"
