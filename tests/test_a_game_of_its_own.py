@@ -144,8 +144,9 @@ def test_todays_daily_of_it_is_played_through_an_attempt(
 
 # ----- the play page ------------------------------------------------------------------------
 def action_button(page: Page, action: dict[str, Any]) -> Locator:
-    """The generic board's button of an action (its focus key is the action's JSON)."""
-    shown = json.dumps(action, separators=(",", ":"))
+    """The generic board's button of an action (its focus key: the action's fields, by
+    name, as JSON)."""
+    shown = json.dumps(sorted(action.items()), separators=(",", ":"))
     return page.locator(f"#board [data-focus-key='action:{shown}']")
 
 
@@ -157,7 +158,7 @@ def test_the_play_page_serves_it_on_the_generic_board(
     """Played by clicks to the top along its optimal line, submitted, and replayed on the
     result page: every page accessible (axe) and fitting the screen."""
     app = make_app(RALLY_NEW_SEEDS_PER_HOUR="1000", RALLY_NEW_PLAYERS_PER_HOUR="1000")
-    line = solve(NAME, SEED).actions
+    line = hill_climb.find_optimum(SEED).actions
     with registered(hill_climb.KIT), live_server(app) as url:
         context = browser.new_context(viewport={"width": width, "height": 900}, base_url=url)
         context.set_default_timeout(STEP_TIMEOUT_MS)
@@ -168,6 +169,7 @@ def test_the_play_page_serves_it_on_the_generic_board(
         expect(page.locator("#board h2").first).to_have_text("What you see")
         expect(page.locator("#tiebreak-rule")).to_have_text("Tie-break: turns, fewer is better.")
         expect_accessible(page, "the start")
+        screenshot(page, f"hill-climb-start-{width}")
         for number, action in enumerate(line, start=1):
             button = action_button(page, action)
             expect(button).to_contain_text("energy")  # what it costs, said beforehand

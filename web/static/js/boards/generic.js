@@ -46,7 +46,8 @@ export const describeMove = (action) => `played ${describeAction(action)}`;
 
 export const describeOutcome = () => "";
 
-const focusKey = (action) => `action:${JSON.stringify(action)}`;
+// An action's control, named by its fields in name order: [["effort",2],["type","push"]].
+const focusKey = (action) => `action:${JSON.stringify(Object.entries(action).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
 
 export const guideStep = (action) => [[focusKey(action)], `Choose "${describeAction(action)}".`];
 
