@@ -9,10 +9,13 @@ registry (solver.registry) registers an engine together with the game's solver k
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TypeVar
 
 from puzzles.base import Game
 from puzzles.crazy_rally.engine import CrazyRally
 from puzzles.rallye_raser.engine import RallyeRaser
+
+T = TypeVar("T")
 
 
 class GameRegistry(Mapping[str, Game]):
@@ -57,10 +60,15 @@ for _game in (RallyeRaser(), CrazyRally()):
     GAMES.register(_game)
 
 
+def named(registered: Mapping[str, T], name: str) -> T:
+    """What is registered under the game name; KeyError naming the known games otherwise."""
+    try:
+        return registered[name]
+    except KeyError:
+        known = ", ".join(sorted(registered))
+        raise KeyError(f"unknown game {name!r}; known games: {known}") from None
+
+
 def get_game(name: str) -> Game:
     """The game called name; KeyError naming the known games otherwise."""
-    try:
-        return GAMES[name]
-    except KeyError:
-        known = ", ".join(sorted(GAMES))
-        raise KeyError(f"unknown game {name!r}; known games: {known}") from None
+    return named(GAMES, name)

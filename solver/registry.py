@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from puzzles.registry import GAMES
+from puzzles.registry import GAMES, named
 from solver.crazy_rally.kit import KIT as CRAZY_RALLY
 from solver.kit import GameKit
 from solver.rallye_raser.kit import KIT as RALLYE_RASER
@@ -49,11 +49,7 @@ def registered(kit: GameKit) -> Iterator[GameKit]:
 
 def kit_of(name: str) -> GameKit:
     """The kit of the game called name; KeyError naming the known games otherwise."""
-    try:
-        return KITS[name]
-    except KeyError:
-        known = ", ".join(sorted(KITS))
-        raise KeyError(f"unknown game {name!r}; known games: {known}") from None
+    return named(KITS, name)
 
 
 def version() -> tuple[int, int]:
