@@ -146,6 +146,14 @@ class HillClimb(Game):
             "score": self.score(state),
         }
 
+    def reveals(self, state: State, action: Action) -> bool:
+        """HC-2: every turn shows its wind."""
+        return isinstance(action, dict) and action.get("type") in ACTION_FORMS
+
+    def resample(self, state: State, sample: str) -> State:
+        """HC-2: the winds still to blow drawn from sample."""
+        return {**state, "seed": sample}
+
     def stakes(self, state: State, legal: list[Action]) -> Stakes:
         energy = state["energy"]
 
