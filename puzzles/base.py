@@ -21,6 +21,10 @@ Action = Any  # a plain JSON value: dict, list, str, int, bool or None
 FieldForm = Literal["integer", "string", "string or null"]
 # Each action type -> its fields besides "type" -> their form.
 ActionForms = dict[str, dict[str, FieldForm]]
+# What a player has seen that the view of the moment no longer shows (their own moves of
+# the turn, the cards gone by): with the view, all the player knows (OpenSpiel's
+# information state).
+Memory = dict[str, Any]
 # Which way of a tie-break's count is better, in words, and the sign that turns the count
 # into a tie-break where higher is better.
 Better = Literal["fewer", "lower", "more", "higher"]
@@ -129,6 +133,10 @@ class Game(ABC):
     legal, the reason of a refusal and the stakes said before it, and the whole
     outcome of an action that reveals nothing, are the same in every state that
     `resample` can give (tests/test_hidden_information.py).
+
+    A player who never sees the state, as the expert (solver.expert), knows the view
+    and what earlier views showed: `fresh_memory` and `remember` keep the latter, and
+    `sample_state` makes a state that agrees with both, the unseen drawn from a sample.
     """
 
     name: str
@@ -217,6 +225,21 @@ class Game(ABC):
         far kept (the view, and what earlier views showed), everything else (the order of
         cards not drawn, dice not rolled) drawn from the string sample instead of the
         seed. OpenSpiel's resample_from_infostate."""
+
+    @abstractmethod
+    def fresh_memory(self) -> Memory:
+        """What a player remembers before the first view: nothing seen yet."""
+
+    @abstractmethod
+    def remember(self, memory: Memory, action: Action | None, view: dict[str, Any]) -> None:
+        """Update memory with the player's own action (None at the start) and the view
+        after it."""
+
+    @abstractmethod
+    def sample_state(self, view: dict[str, Any], memory: Memory, sample: str) -> State:
+        """A state with this view, agreeing with what memory holds: everything the player
+        has not seen drawn from the string sample. The state of a player who knows only
+        the view and the memory (OpenSpiel's resample_from_infostate)."""
 
     @abstractmethod
     def stakes(self, state: State, legal: list[Action]) -> Stakes:

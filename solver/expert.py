@@ -2,12 +2,13 @@
 
 The expert decides from the player's view alone (`choose` takes a view, never a
 state): the engine's view of the moment plus what the player saw earlier and
-the view no longer shows (`PlayerView`: for Rallye Raser the moves made this
-round and the cards driven, for Crazy Rally the track of the test round and the
-cards drawn). It chooses by measurement: every distinct legal action is played
-in sampled states that agree with the view, the unseen (the future dice, the
-undrawn cards, their order) drawn from a generator seeded from rng_seed and the
-view, never from the puzzle's seed; from there a base player plays on to the
+the view no longer shows, as the engine remembers it (`PlayerView`: for Rallye
+Raser the moves made this round and the cards driven, for Crazy Rally the track
+of the test round and the cards drawn). It chooses by measurement: every
+distinct legal action is played in states the engine samples to agree with the
+view (`Game.sample_state`), the unseen (the future dice, the undrawn cards,
+their order) drawn from a generator seeded from rng_seed and the view, never
+from the puzzle's seed; from there a base player plays on to the
 end (Crazy Rally: the heuristic player; Rallye Raser: the careful player of
 solver.rallye_raser.expert); each game's parts are its kit's (solver.kit). The
 same samples serve every action, so that the differences between actions are
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzles import get_game
-from puzzles.base import Action, Game, State
+from puzzles.base import Action, Game, Memory, State
 from puzzles.playout import play_out
 from solver.core import solve
 from solver.kit import ExpertParts
@@ -55,14 +56,14 @@ class PlayerView:
     """What the player has seen so far: the current view and the memory it needs."""
 
     def __init__(self, game_name: str) -> None:
-        self.parts = _parts(game_name)
-        self.memory: dict[str, Any] = self.parts.fresh_memory()
+        self.game = get_game(game_name)
+        self.memory: Memory = self.game.fresh_memory()
         self.pending: Action | None = None
         self.view: dict[str, Any] = {}
 
     def see(self, view: dict[str, Any]) -> None:
         """The view after the player's last action (or the first view)."""
-        self.parts.remember(self.memory, self.pending, view)
+        self.game.remember(self.memory, self.pending, view)
         self.view, self.pending = view, None
 
     def act(self, action: Action) -> None:
@@ -118,7 +119,10 @@ def candidates(game_name: str, view: dict[str, Any], rng_seed: int, samples: int
         raise ValueError("the expert reads a player's view with its memory (see PlayerView)")
     if view.get("over") or view.get("phase") == "over":
         raise ValueError("the game is over: there is nothing to choose")
-    states = [parts.sampled_state(view, _sample_name(view, rng_seed, i)) for i in range(samples)]
+    states = [
+        game.sample_state(view, view["seen"], _sample_name(view, rng_seed, i))
+        for i in range(samples)
+    ]
     actions: list[Action] = []
     keys: list[str] = []
     options = game.legal_actions(states[0])

@@ -22,8 +22,6 @@ from typing import Any
 from puzzles.base import Action, Game, State
 
 View = dict[str, Any]
-# What the player remembers beyond the current view (see solver.expert.PlayerView).
-Memory = dict[str, Any]
 
 
 class SolverError(RuntimeError):
@@ -42,21 +40,15 @@ class Optimum:
 
 @dataclass(frozen=True)
 class ExpertParts:
-    """What the expert (solver.expert) needs of a game.
+    """What the expert (solver.expert) needs of a game beyond its engine (whose memory of
+    what the player has seen, and states sampled to agree with it, it plays in).
 
-    The expert decides from the player's view and memory: `fresh_memory` and
-    `remember` keep what the player has seen that the view no longer shows;
-    `sampled_state` makes a state that agrees with a view and its memory (the unseen
-    drawn from a sample string); `base_action` is the base player's pick, `outlook`
-    its (points, tie-break) played on to the end, and `result` the (points,
-    tie-break) of a finished run. A point is worth `point_weight` tie-break steps;
-    each decision is measured on `samples` sampled states, `screen_samples` of which
-    first screen every candidate.
+    `base_action` is the base player's pick, `outlook` its (points, tie-break) played on
+    to the end, and `result` the (points, tie-break) of a finished run. A point is worth
+    `point_weight` tie-break steps; each decision is measured on `samples` sampled
+    states, `screen_samples` of which first screen every candidate.
     """
 
-    fresh_memory: Callable[[], Memory]
-    remember: Callable[[Memory, Action | None, View], None]
-    sampled_state: Callable[[View, str], State]
     base_action: Callable[[State, list[Action]], Action]
     outlook: Callable[[State], tuple[float, float]]
     result: Callable[[State], tuple[int, int]]

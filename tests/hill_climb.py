@@ -24,6 +24,7 @@ from puzzles.base import (
     ActionForms,
     Game,
     IllegalAction,
+    Memory,
     Note,
     Stakes,
     State,
@@ -34,7 +35,7 @@ from puzzles.playout import play_out
 from puzzles.rng import Stream
 from solver.kit import Example, ExpertParts, GameKit, Mark, Optimum, Presentation
 
-GOAL = 10
+GOAL = 6  # reached by pushes alone, without any wind: every climb can finish
 MAX_TURNS = 6
 START_ENERGY = 4
 MAX_ENERGY = 5
@@ -154,6 +155,23 @@ class HillClimb(Game):
         """HC-2: the winds still to blow drawn from sample."""
         return {**state, "seed": sample}
 
+    def fresh_memory(self) -> Memory:
+        return {}
+
+    def remember(self, memory: Memory, action: Action | None, view: dict[str, Any]) -> None:
+        """The view shows every wind so far: there is nothing more to remember."""
+
+    def sample_state(self, view: dict[str, Any], memory: Memory, sample: str) -> State:
+        """A climb with this view: the winds to come drawn from sample (HC-2)."""
+        return {
+            "seed": sample,
+            "turn": MAX_TURNS - view["turns_left"],
+            "position": view["position"],
+            "energy": view["energy"],
+            "winds": list(view["winds"]),
+            "status": view["status"],
+        }
+
     def stakes(self, state: State, legal: list[Action]) -> Stakes:
         energy = state["energy"]
 
@@ -213,18 +231,6 @@ def heuristic_actions(seed: str) -> list[Action]:
     return play_out(GAME, GAME.new_game(seed), steady_step)[1]
 
 
-def sampled_state(view: dict[str, Any], sample: str) -> State:
-    """A climb with this view: the winds to come drawn from sample (HC-2)."""
-    return {
-        "seed": sample,
-        "turn": MAX_TURNS - view["turns_left"],
-        "position": view["position"],
-        "energy": view["energy"],
-        "winds": list(view["winds"]),
-        "status": view["status"],
-    }
-
-
 def result(state: State) -> tuple[int, int]:
     score = GAME.score(state)
     return (0, -MAX_TURNS) if score is None else (score, GAME.tiebreak(state))
@@ -248,9 +254,6 @@ KIT = GameKit(
     greedy_actions=greedy_actions,
     heuristic_actions=heuristic_actions,
     expert=ExpertParts(
-        fresh_memory=dict,
-        remember=lambda _memory, _action, _view: None,
-        sampled_state=sampled_state,
         base_action=steady_step,
         outlook=outlook,
         result=result,

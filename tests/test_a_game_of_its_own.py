@@ -137,7 +137,7 @@ def test_todays_daily_of_it_is_played_through_an_attempt(
     optimum = solve(NAME, puzzle.seed)
     store_solution(api_store, puzzle.id, optimum)
     over = play_attempt(client, puzzle, optimum.actions)
-    assert over["over"] and over["score"] == optimum.optimum
+    assert over["over"] and over["score"] == optimum.optimum, (over, optimum)
     run = client.get(f"/api/v1/runs/{over['run']}").get_json()
     assert (run["official"], run["optimum"]) == (True, optimum.optimum)
 

@@ -22,7 +22,7 @@ from puzzles.rng import dice, shuffled
 from service.operations.cli import main
 from solver.expert import PlayerView, analyse, choose, par, player_views
 from solver.rallye_raser.players import heuristic_actions
-from solver.registry import KITS, kit_of
+from solver.registry import KITS
 
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
 
@@ -118,8 +118,8 @@ def test_rr5_rr12_the_expert_remembers_the_moves_of_the_round():
 
 
 def legal_in_sample(game_name: str, view: dict[str, Any]) -> list[Any]:
-    parts = kit_of(game_name).expert
-    return get_game(game_name).legal_actions(parts.sampled_state(view, "sample"))
+    game = get_game(game_name)
+    return game.legal_actions(game.sample_state(view, view["seen"], "sample"))
 
 
 @games
@@ -129,7 +129,7 @@ def test_sampled_states_show_the_players_view(game_name: str):
     state = game.new_game("views")
     checked = 0
     for view, action in zip(player_views(game_name, "views", actions), actions, strict=False):
-        sampled = kit_of(game_name).expert.sampled_state(view, "sample")
+        sampled = game.sample_state(view, view["seen"], "sample")
         shown = {k: v for k, v in view.items() if k != "seen"}
         assert game.view(sampled) == shown
         assert game.legal_actions(sampled) == game.legal_actions(state)
@@ -278,7 +278,7 @@ def test_rally_analyse_refuses_an_illegal_run_with_exit_2(tmp_path):
 
 def test_unknown_cards_are_drawn_from_the_cards_not_seen():
     view = list(player_views("rallye-raser", "cards", []))[-1]
-    sampled = kit_of("rallye-raser").expert.sampled_state(view, "sample")
+    sampled = get_game("rallye-raser").sample_state(view, view["seen"], "sample")
     seen = set(view["seen"]["cards_seen"])
     undrawn = [entry["id"] for entry in sampled["deck"][2:]]
     assert len(undrawn) == view["cards_remaining"]

@@ -15,6 +15,7 @@ from puzzles.base import (
     ActionForms,
     Game,
     IllegalAction,
+    Memory,
     Stakes,
     State,
     TiebreakRule,
@@ -89,6 +90,31 @@ def apply_symbols(car: dict[str, int], card_id: str) -> dict[str, int]:
 
 def has_adjustment(hand: list[str]) -> bool:
     return any(card in ADJUSTMENTS for card in hand)
+
+
+def _ids(cards: list[dict[str, Any]]) -> list[str]:
+    return [card["id"] for card in cards]
+
+
+def _sampled_pairs(view: dict[str, Any], sample: str) -> dict[str, list[str]]:
+    """The dealt pairs: the one shown, and the colours still to come dealt from sample."""
+    pairs = {
+        colour: shuffled(sample, f"expert/deal/{colour}", adjustments_of(colour))[:2]
+        for colour in ADJUSTMENT_COLOURS
+    }
+    if view["setup"]["colour"]:
+        pairs[view["setup"]["colour"]] = _ids(view["setup"]["pair"])
+    return pairs
+
+
+def _sampled_supply(view: dict[str, Any], memory: Memory, sample: str) -> list[str]:
+    """The supply's cards (every card neither in the hand at the start nor drawn since),
+    in an order drawn from sample; none before the race."""
+    if view["phase"] == "setup":
+        return []
+    gone = set(memory["start_hand"]) | set(memory["drawn"])
+    cards = [card for card in DECK_IDS if card not in gone]
+    return shuffled(sample, "expert/supply", cards)[: view["supply_size"]]
 
 
 class CrazyRally(Game):
@@ -370,6 +396,51 @@ class CrazyRally(Game):
             }
         supply = shuffled(sample, "resample/supply", sorted(state["supply"]))
         return {**state, "seed": sample, "supply": supply}
+
+    def fresh_memory(self) -> Memory:
+        return {"track": [], "start_hand": [], "drawn": [], "discard": []}
+
+    def remember(self, memory: Memory, action: Action | None, view: dict[str, Any]) -> None:
+        """The player remembers the track shown in the test round (CR-7) and every card
+        that came into the hand or went to the discard pile, so the supply's cards are
+        known, not their order (CR-5, CR-8)."""
+        if view["phase"] == "preview":
+            memory["track"] = _ids(view["track"])
+            memory["start_hand"] = _ids(view["hand"]) + _ids(view["events"])
+        kind = action["type"] if action else None
+        if kind in ("start", "drive"):
+            memory["drawn"] += view["drawn"]
+            memory["discard"] += view["redrawn"]
+        if action is not None and kind == "drive":
+            last: dict[str, Any] = view["last"]
+            played = [action["card"]] + ([action["event"]] if action["event"] else [])
+            memory["drawn"] += last["event_drawn"]
+            memory["discard"] += played + last["event_redrawn"]
+
+    def sample_state(self, view: dict[str, Any], memory: Memory, sample: str) -> State:
+        """The supply's order drawn from sample; during the setup also the pairs of the
+        colours still to come and the track (CR-3, CR-6)."""
+        return {
+            "seed": sample,
+            "phase": view["phase"],
+            "pairs": _sampled_pairs(view, sample),
+            "applied": _ids(view["setup"]["applied"]),
+            "car": dict(view["car"]),
+            "speed": view["speed"],
+            "manoeuvrability": view["manoeuvrability"],
+            "body": view["body"],
+            "distance": view["distance"],
+            "hand": _ids(view["hand"]) + _ids(view["events"]),
+            "supply": _sampled_supply(view, memory, sample),
+            "discard": list(memory["discard"]),
+            "reshuffles": 0,
+            "track": list(memory["track"]) or track_order(sample),
+            "turn": view["turn"],
+            "drawn": list(view["drawn"]),
+            "redrawn": list(view["redrawn"]),
+            "last": view["last"],
+            "outcome": view["outcome"],
+        }
 
     def stakes(self, state: State, legal: list[Action]) -> Stakes:
         # Imported here: the stakes are worked out with this module's rules.

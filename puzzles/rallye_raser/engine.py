@@ -19,6 +19,7 @@ from puzzles.base import (
     FieldForm,
     Game,
     IllegalAction,
+    Memory,
     Stakes,
     State,
     TiebreakRule,
@@ -44,6 +45,7 @@ MAX_GEAR = 3
 MAX_REROLLS = 2
 TRACK_MAX = 6  # timer and control both range 0..6 (RR-1)
 MAX_ROUNDS = 40  # RR-26: a run not finished after this many rounds ends unfinished
+PAST = "past"  # a sampled state's deck entry standing for the cards already driven
 # RR-26: the most actions one round can take: gear 1, roll 1, rerolls 2, route dice 3,
 # reserve 1 (one reservation a round, RR-12), reserve placed or spent 2 (the one
 # carried in and the one reserved this round), control 6 (control never rises
@@ -644,6 +646,67 @@ class RallyeRaser(Game):
             "deck": [*shown, *undrawn],
             "track": track,
             "card_starts": starts,
+        }
+
+    def fresh_memory(self) -> Memory:
+        return {"shifted": False, "placed_since_roll": False, "reserved": False, "cards_seen": []}
+
+    def remember(self, memory: Memory, action: Action | None, view: dict[str, Any]) -> None:
+        """Three facts of the round are not in the view but the player knows them, having
+        made the moves: whether the gear was changed (RR-5), whether a die of the latest
+        roll is on the road (RR-8) and whether a die was reserved (RR-12). The player also
+        remembers the cards already seen, so the undrawn cards are among the others."""
+        kind = action["type"] if action else None
+        if kind == "gear":
+            memory["shifted"] = True
+        elif kind in ("roll", "reroll"):
+            memory["placed_since_roll"] = False
+        elif kind == "place":
+            memory["placed_since_roll"] = True
+        elif kind == "reserve":
+            memory["reserved"] = True
+        elif kind == "move":
+            memory.update(shifted=False, placed_since_roll=False, reserved=False)
+        for card in (view["card_a"], view["card_b"]):
+            if card is not None and card["id"] not in memory["cards_seen"]:
+                memory["cards_seen"].append(card["id"])
+
+    def sample_state(self, view: dict[str, Any], memory: Memory, sample: str) -> State:
+        """The undrawn cards and their rotation drawn from sample among the cards not seen
+        (RR-3), and the dice to come with it (RR-7). The rows already driven are never
+        used again (RR-10: never backwards): one filler card keeps the rows' numbers."""
+        shown = [card for card in (view["card_a"], view["card_b"]) if card is not None]
+        first_row = shown[0]["first_row"]
+        unseen = sorted(set(CARDS) - set(memory["cards_seen"]))
+        count = view["cards_remaining"]
+        drawn_ids = shuffled(sample, "expert/deck", unseen)[:count]
+        flips = coin_flips(sample, "expert/rotation", count)
+        undrawn = [{"id": i, "rotated": f} for i, f in zip(drawn_ids, flips, strict=True)]
+        deck = [{"id": card["id"], "rotated": card["rotated"]} for card in shown] + undrawn
+        sections = [card_sections(entry) for entry in deck]
+        if first_row:
+            deck.insert(0, {"id": PAST, "rotated": False})
+            sections.insert(0, ["..."] * first_row)
+        return {
+            **start_state(sample, deck, sections),
+            "card_a": 1 if first_row else 0,
+            "round": view["round"],
+            "rounds_played": view["rounds_played"],
+            "status": view["status"],
+            "phase": view["phase"],
+            "gear": view["gear"],
+            "timer": view["timer"],
+            "control": view["control"],
+            "car": dict(view["car"]),
+            "no_upshift": view["no_upshift"],
+            "shifted": memory["shifted"],
+            "rolls": view["rolls"],
+            "placed_since_roll": memory["placed_since_roll"],
+            "reserved_this_round": memory["reserved"],
+            "pool": list(view["pool"]),
+            "reserve": view["reserve"],
+            "route": [dict(die) for die in view["route"]],
+            "last_round": list(view["last_round"]),
         }
 
     def stakes(self, state: State, legal: list[Action]) -> Stakes:
