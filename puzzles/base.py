@@ -10,20 +10,26 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Generic, Literal, TypedDict, TypeVar
 
 from puzzles.rng import validate_seed
 
-State = dict[str, Any]
 Action = Any  # a plain JSON value: dict, list, str, int, bool or None
 # The JSON form of an action's field besides "type". A service checks forms before any
 # engine sees a value (Python reads `true` as 1); which values are legal is the engine's call.
 FieldForm = Literal["integer", "string", "string or null"]
 # Each action type -> its fields besides "type" -> their form.
 ActionForms = dict[str, dict[str, FieldForm]]
-# What a player has seen that the view of the moment no longer shows (their own moves of
-# the turn, the cards gone by): with the view, all the player knows (OpenSpiel's
-# information state).
+# Each engine types its own states, views and memories (TypedDicts of its package): a
+# state (S) in and out, the view of one (V), and what a player remembers (M) that the view
+# of the moment no longer shows (their own moves of the turn, the cards gone by), which
+# with the view is all the player knows (OpenSpiel's information state).
+S = TypeVar("S")
+V = TypeVar("V")
+M = TypeVar("M")
+# The generic code and the tests hold a state, view or memory of whichever game as its
+# JSON object; they hand it back only to the game that made it.
+State = dict[str, Any]
 Memory = dict[str, Any]
 # Which way of a tie-break's count is better, in words, and the sign that turns the count
 # into a tie-break where higher is better.
@@ -119,13 +125,16 @@ class IllegalAction(Exception):  # noqa: N818 - the public contract fixes this n
         self.index = index
 
 
-class Game(ABC):
+class Game(ABC, Generic[S, V, M]):
     """A seeded solitaire: the rules engine of one game.
 
-    Subclasses implement `_new_game`, `legal_actions`, `_apply`, `is_over`,
-    `score`, `tiebreak`, `view`, `stakes`, `reveals` and `resample`, and say what a
-    turn is and what the tie-break counts; validation of seeds and of the game being
-    over, replay and the cutting of a line into batches are shared here.
+    A Game[S, V, M] plays states of type S, shows views of type V and keeps memories of
+    type M; the registry holds games of every type (AnyGame). Subclasses implement
+    `_new_game`, `legal_actions`, `_apply`, `is_over`, `score`, `tiebreak`, `view`,
+    `stakes`, `reveals`, `resample` and the memory of a player (`fresh_memory`,
+    `remember`, `sample_state`), and say what a turn is and what the tie-break counts;
+    validation of seeds and of the game being over, replay and the cutting of a line
+    into batches are shared here.
 
     What the player has not been shown (a die not rolled yet, a card not drawn or
     not dealt face up) is the engine's to say, with `reveals` and `resample`. The
@@ -149,11 +158,11 @@ class Game(ABC):
     # What `tiebreak` counts and which way is better, said beside it in each engine.
     tiebreak_rule: TiebreakRule
 
-    def new_game(self, seed: str) -> State:
+    def new_game(self, seed: str) -> S:
         """The start state of the seed (ValueError for an invalid seed)."""
         return self._new_game(validate_seed(seed))
 
-    def apply(self, state: State, action: Action) -> State:
+    def apply(self, state: S, action: Action) -> S:
         """A new state after action; the given state is never changed.
 
         Raises IllegalAction naming the rule when the action is not legal.
@@ -162,7 +171,7 @@ class Game(ABC):
             raise IllegalAction("the game is over: no further action is legal")
         return self._apply(state, action)
 
-    def replay(self, seed: str, actions: Iterable[Action]) -> State:
+    def replay(self, seed: str, actions: Iterable[Action]) -> S:
         """The state after applying actions in order from the seed's start."""
         state = self.new_game(seed)
         for index, action in enumerate(actions):
@@ -172,7 +181,7 @@ class Game(ABC):
                 raise IllegalAction(error.reason, index) from None
         return state
 
-    def batches(self, state: State, actions: Iterable[Action]) -> list[list[Action]]:
+    def batches(self, state: S, actions: Iterable[Action]) -> list[list[Action]]:
         """Actions legal in order from state, cut after each one that reveals something:
         the fewest requests that play them on an attempt (each batch may end with a
         revealing action, never go on after one)."""
@@ -184,65 +193,69 @@ class Game(ABC):
             state = self.apply(state, action)
         return [batch for batch in cut if batch]
 
-    def is_finished(self, state: State) -> bool:
+    def is_finished(self, state: S) -> bool:
         """True when the run is over and reached the finish (so it has a score)."""
         return self.score(state) is not None
 
     @abstractmethod
-    def _new_game(self, seed: str) -> State: ...
+    def _new_game(self, seed: str) -> S: ...
 
     @abstractmethod
-    def _apply(self, state: State, action: Action) -> State: ...
+    def _apply(self, state: S, action: Action) -> S: ...
 
     @abstractmethod
-    def legal_actions(self, state: State) -> list[Action]:
+    def legal_actions(self, state: S) -> list[Action]:
         """Every legal action, in a stable order; empty exactly when the game is over."""
 
     @abstractmethod
-    def is_over(self, state: State) -> bool: ...
+    def is_over(self, state: S) -> bool: ...
 
     @abstractmethod
-    def score(self, state: State) -> int | None:
+    def score(self, state: S) -> int | None:
         """The score of a finished run; None while running or when it ended unfinished."""
 
     @abstractmethod
-    def tiebreak(self, state: State) -> int:
+    def tiebreak(self, state: S) -> int:
         """The tie-break of the run so far, higher is better: `tiebreak_rule.of` its count."""
 
     @abstractmethod
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: S) -> V:
         """What the player may see now: no undrawn card, no die not yet rolled."""
 
     @abstractmethod
-    def reveals(self, state: State, action: Action) -> bool:
+    def reveals(self, state: S, action: Action) -> bool:
         """Whether action, were it legal in state, could show the player something they
         have not been shown (a die rolled, a card drawn or dealt): decided from what the
         player has seen and the action alone, so the same in every resampled state."""
 
     @abstractmethod
-    def resample(self, state: State, sample: str) -> State:
+    def resample(self, state: S, sample: str) -> S:
         """A state the player cannot tell from state: everything they have been shown so
         far kept (the view, and what earlier views showed), everything else (the order of
         cards not drawn, dice not rolled) drawn from the string sample instead of the
         seed. OpenSpiel's resample_from_infostate."""
 
     @abstractmethod
-    def fresh_memory(self) -> Memory:
+    def fresh_memory(self) -> M:
         """What a player remembers before the first view: nothing seen yet."""
 
     @abstractmethod
-    def remember(self, memory: Memory, action: Action | None, view: dict[str, Any]) -> None:
+    def remember(self, memory: M, action: Action | None, view: V) -> None:
         """Update memory with the player's own action (None at the start) and the view
         after it."""
 
     @abstractmethod
-    def sample_state(self, view: dict[str, Any], memory: Memory, sample: str) -> State:
+    def sample_state(self, view: V, memory: M, sample: str) -> S:
         """A state with this view, agreeing with what memory holds: everything the player
         has not seen drawn from the string sample. The state of a player who knows only
         the view and the memory (OpenSpiel's resample_from_infostate)."""
 
     @abstractmethod
-    def stakes(self, state: State, legal: list[Action]) -> Stakes:
+    def stakes(self, state: S, legal: list[Action]) -> Stakes:
         """What each of the legal actions costs or does, said before it is played, and the
         score if the run finished now: the browser says it without knowing a rule. Nothing
         here may tell what the view does not show."""
+
+
+# A game of whichever state, view and memory types: the registry's, and the generic code's.
+AnyGame = Game[Any, Any, Any]

@@ -9,7 +9,8 @@ from typing import Any, NoReturn
 
 import click
 
-from puzzles import GAMES, Game, IllegalAction, State, get_game
+from puzzles import GAMES, IllegalAction, get_game
+from puzzles.base import AnyGame, Game, S, State
 from puzzles.playout import play_out
 
 EXIT_BAD_INPUT = 2
@@ -24,7 +25,7 @@ def fail(message: str, as_json: bool, **fields: Any) -> NoReturn:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def load_game_and_seed(game_name: str, seed: str, as_json: bool) -> Game:
+def load_game_and_seed(game_name: str, seed: str, as_json: bool) -> AnyGame:
     try:
         game = get_game(game_name)
         game.new_game(seed)
@@ -45,14 +46,14 @@ def read_actions(stream: Any, as_json: bool) -> list[Any]:
     return actions
 
 
-def replay_or_fail(game: Game, seed: str, actions: list[Any], as_json: bool) -> dict[str, Any]:
+def replay_or_fail(game: Game[S, Any, Any], seed: str, actions: list[Any], as_json: bool) -> S:
     try:
         return game.replay(seed, actions)
     except IllegalAction as error:
         fail("illegal action", as_json, index=error.index, reason=error.reason)
 
 
-def replay_summary(game: Game, state: dict[str, Any]) -> dict[str, Any]:
+def replay_summary(game: Game[S, Any, Any], state: S) -> dict[str, Any]:
     return {
         "score": game.score(state),
         "tiebreak": game.tiebreak(state),

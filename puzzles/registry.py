@@ -11,22 +11,22 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TypeVar
 
-from puzzles.base import Game
+from puzzles.base import AnyGame
 from puzzles.crazy_rally.engine import CrazyRally
 from puzzles.rallye_raser.engine import RallyeRaser
 
 T = TypeVar("T")
 
 
-class GameRegistry(Mapping[str, Game]):
+class GameRegistry(Mapping[str, AnyGame]):
     """The registered engines by name. `version` changes with every registration, so that
     what is derived from the set of games (the API's schemas) is derived again."""
 
     def __init__(self) -> None:
-        self._games: dict[str, Game] = {}
+        self._games: dict[str, AnyGame] = {}
         self.version = 0
 
-    def register(self, game: Game) -> None:
+    def register(self, game: AnyGame) -> None:
         """Register game under its name; ValueError when the name is taken, or when one of
         its action types is another game's with other fields (a request's action is
         checked by its type before the game is known)."""
@@ -45,7 +45,7 @@ class GameRegistry(Mapping[str, Game]):
         del self._games[name]
         self.version += 1
 
-    def __getitem__(self, name: str) -> Game:
+    def __getitem__(self, name: str) -> AnyGame:
         return self._games[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -69,6 +69,6 @@ def named(registered: Mapping[str, T], name: str) -> T:
         raise KeyError(f"unknown game {name!r}; known games: {known}") from None
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str) -> AnyGame:
     """The game called name; KeyError naming the known games otherwise."""
     return named(GAMES, name)

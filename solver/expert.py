@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzles import get_game
-from puzzles.base import Action, Game, Memory, State
+from puzzles.base import Action, AnyGame, Memory, State
 from puzzles.playout import play_out
 from solver.core import solve
 from solver.kit import ExpertParts
@@ -47,7 +47,7 @@ Z95 = 1.96  # errors are the half-widths of 95% intervals
 CHOICE_MARGIN = 2.0
 
 
-def _parts(game_name: str) -> ExpertParts:
+def _parts(game_name: str) -> ExpertParts[Any]:
     """The expert's game-specific parts (its kit's), including how many samples it takes."""
     return kit_of(game_name).expert
 
@@ -187,7 +187,7 @@ def choose(game_name: str, view: dict[str, Any], rng_seed: int = 0) -> Action:
     return found.actions[_measure(game_name, found)[0]]
 
 
-def par_result(game: Game, final: State) -> tuple[int | None, int | None]:
+def par_result(game: AnyGame, final: State) -> tuple[int | None, int | None]:
     """The par and its tie-break of the expert's run ending in final: (None, None) for a run
     that did not finish, since a tie-break only orders equal scores."""
     score = game.score(final)

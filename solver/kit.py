@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
 
-from puzzles.base import Action, Game, State
+from puzzles.base import Action, Game, S
 
+# A view as the API shows it: the JSON object of the engine's view.
 View = dict[str, Any]
 
 
@@ -39,7 +40,7 @@ class Optimum:
 
 
 @dataclass(frozen=True)
-class ExpertParts:
+class ExpertParts(Generic[S]):
     """What the expert (solver.expert) needs of a game beyond its engine (whose memory of
     what the player has seen, and states sampled to agree with it, it plays in).
 
@@ -49,9 +50,9 @@ class ExpertParts:
     states, `screen_samples` of which first screen every candidate.
     """
 
-    base_action: Callable[[State, list[Action]], Action]
-    outlook: Callable[[State], tuple[float, float]]
-    result: Callable[[State], tuple[int, int]]
+    base_action: Callable[[S, list[Action]], Action]
+    outlook: Callable[[S], tuple[float, float]]
+    result: Callable[[S], tuple[int, int]]
     point_weight: int
     samples: int
     screen_samples: int
@@ -76,7 +77,7 @@ class Example:
 
 
 @dataclass(frozen=True)
-class Presentation:
+class Presentation(Generic[S]):
     """What the site shows of a game beyond its board: a line on the home page, the
     example positions of its "How to play" page, and its share strip's marks, one per
     turn (`turn_mark` reads the state at the end of a turn)."""
@@ -84,25 +85,29 @@ class Presentation:
     blurb: str
     examples: tuple[Example, ...]
     marks: Mapping[str, Mark]
-    turn_mark: Callable[[State], str]
+    turn_mark: Callable[[S], str]
 
 
 @dataclass(frozen=True)
-class GameKit:
+class GameKit(Generic[S]):
     """One game: its engine, its exact solver (the optimum of a seed with hindsight, and a
     witness run), its reference players (the yardsticks of a seed's difficulty), the
     expert's parts and what the site shows of it; and, where there is one, a second
     exact solver built another way, whose (optimum, tie-break) checks the first
     (bench.solver)."""
 
-    engine: Game
+    engine: Game[S, Any, Any]
     find_optimum: Callable[[str], Optimum]
     greedy_actions: Callable[[str], list[Action]]
     heuristic_actions: Callable[[str], list[Action]]
-    expert: ExpertParts
-    presentation: Presentation
+    expert: ExpertParts[S]
+    presentation: Presentation[S]
     independent_optimum: Callable[[str], tuple[int | None, int | None]] | None = None
 
     @property
     def name(self) -> str:
         return self.engine.name
+
+
+# A kit of whichever game: the registry's, and the generic code's.
+AnyKit = GameKit[Any]

@@ -15,13 +15,13 @@ from contextlib import contextmanager
 
 from puzzles.registry import GAMES, named
 from solver.crazy_rally.kit import KIT as CRAZY_RALLY
-from solver.kit import GameKit
+from solver.kit import AnyKit
 from solver.rallye_raser.kit import KIT as RALLYE_RASER
 
-KITS: dict[str, GameKit] = {}
+KITS: dict[str, AnyKit] = {}
 
 
-def register(kit: GameKit) -> None:
+def register(kit: AnyKit) -> None:
     """Register the game of kit: its engine (unless registered already) and its kit;
     ValueError when a kit of that name is registered already."""
     if kit.name in KITS:
@@ -38,7 +38,7 @@ def unregister(name: str) -> None:
 
 
 @contextmanager
-def registered(kit: GameKit) -> Iterator[GameKit]:
+def registered(kit: AnyKit) -> Iterator[AnyKit]:
     """The game of kit registered for the block (a test's own game), then removed."""
     register(kit)
     try:
@@ -47,7 +47,7 @@ def registered(kit: GameKit) -> Iterator[GameKit]:
         unregister(kit.name)
 
 
-def kit_of(name: str) -> GameKit:
+def kit_of(name: str) -> AnyKit:
     """The kit of the game called name; KeyError naming the known games otherwise."""
     return named(KITS, name)
 

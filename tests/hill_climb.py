@@ -17,17 +17,15 @@ Its rules, numbered as a rules document numbers them:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 from puzzles.base import (
     Action,
     ActionForms,
     Game,
     IllegalAction,
-    Memory,
     Note,
     Stakes,
-    State,
     TiebreakRule,
     Turn,
 )
@@ -42,6 +40,31 @@ MAX_ENERGY = 5
 EFFORTS = (1, 2)
 WINDS = 3  # a wind adds 0, 1 or 2 steps
 ACTION_FORMS: ActionForms = {"push": {"effort": "integer"}, "rest": {}}
+Status = Literal["climbing", "finished", "out_of_turns"]
+
+
+class State(TypedDict):
+    seed: str
+    turn: int  # turns played
+    position: int  # steps climbed
+    energy: int
+    winds: list[int]  # the wind of each turn played
+    status: Status
+
+
+class View(TypedDict):
+    position: int
+    goal: int
+    energy: int
+    turns_left: int
+    winds: list[int]
+    status: Status
+    over: bool
+    score: int | None
+
+
+class Memory(TypedDict):
+    """Nothing: the view shows every wind so far."""
 
 
 def wind(seed: str, turn: int) -> int:
@@ -50,17 +73,15 @@ def wind(seed: str, turn: int) -> int:
 
 
 def turns_left(state: State) -> int:
-    left: int = MAX_TURNS - state["turn"]
-    return left
+    return MAX_TURNS - state["turn"]
 
 
 def points(state: State) -> int:
     """HC-5: the energy left plus 2 for each turn left."""
-    energy: int = state["energy"]
-    return energy + 2 * turns_left(state)
+    return state["energy"] + 2 * turns_left(state)
 
 
-class HillClimb(Game):
+class HillClimb(Game[State, View, Memory]):
     name = "hill-climb"
     title = "Hill Climb"
     rules_version = "hc-1"
@@ -103,7 +124,7 @@ class HillClimb(Game):
         blown = wind(state["seed"], state["turn"])
         position = min(GOAL, state["position"] + steps + blown)
         turn = state["turn"] + 1
-        status = "climbing"
+        status: Status = "climbing"
         if position >= GOAL:
             status = "finished"
         elif turn >= MAX_TURNS:
@@ -126,16 +147,15 @@ class HillClimb(Game):
         return [*pushes, {"type": "rest"}]
 
     def is_over(self, state: State) -> bool:
-        return bool(state["status"] != "climbing")
+        return state["status"] != "climbing"
 
     def score(self, state: State) -> int | None:
         return points(state) if state["status"] == "finished" else None
 
     def tiebreak(self, state: State) -> int:
-        turn: int = state["turn"]
-        return -turn
+        return -state["turn"]
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         return {
             "position": state["position"],
             "goal": GOAL,
@@ -156,12 +176,12 @@ class HillClimb(Game):
         return {**state, "seed": sample}
 
     def fresh_memory(self) -> Memory:
-        return {}
+        return Memory()
 
-    def remember(self, memory: Memory, action: Action | None, view: dict[str, Any]) -> None:
+    def remember(self, memory: Memory, action: Action | None, view: View) -> None:
         """The view shows every wind so far: there is nothing more to remember."""
 
-    def sample_state(self, view: dict[str, Any], memory: Memory, sample: str) -> State:
+    def sample_state(self, view: View, memory: Memory, sample: str) -> State:
         """A climb with this view: the winds to come drawn from sample (HC-2)."""
         return {
             "seed": sample,

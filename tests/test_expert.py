@@ -279,7 +279,7 @@ def test_rally_analyse_refuses_an_illegal_run_with_exit_2(tmp_path):
 def test_unknown_cards_are_drawn_from_the_cards_not_seen():
     view = list(player_views("rallye-raser", "cards", []))[-1]
     sampled = get_game("rallye-raser").sample_state(view, view["seen"], "sample")
-    seen = set(view["seen"]["cards_seen"])
+    seen = {entry["id"] for entry in view["seen"]["cards_seen"]}
     undrawn = [entry["id"] for entry in sampled["deck"][2:]]
     assert len(undrawn) == view["cards_remaining"]
     assert not seen & set(undrawn) and set(undrawn) <= set(CARDS)

@@ -15,9 +15,7 @@ from puzzles.base import (
     ActionForms,
     Game,
     IllegalAction,
-    Memory,
     Stakes,
-    State,
     TiebreakRule,
     Turn,
 )
@@ -33,6 +31,15 @@ from puzzles.crazy_rally.cards import (
     track_json,
 )
 from puzzles.crazy_rally.rules import TurnResult, resolve_turn
+from puzzles.crazy_rally.states import (
+    CardJson,
+    CarSheet,
+    Memory,
+    Outcome,
+    State,
+    TurnReport,
+    View,
+)
 from puzzles.rng import shuffled
 
 START_PROPERTY = 7  # rule CR-2: maximum speed, manoeuvrability and body strength
@@ -80,9 +87,9 @@ def track_order(seed: str) -> list[str]:
     return flags[:FLAG_CARDS_ON_TOP] + shuffled(seed, "track/rest", rest)
 
 
-def apply_symbols(car: dict[str, int], card_id: str) -> dict[str, int]:
+def apply_symbols(car: CarSheet, card_id: str) -> CarSheet:
     """Rule CR-4: each symbol of an applied card raises one property of the car by 1."""
-    car = dict(car)
+    car = car.copy()
     for symbol in ADJUSTMENTS[card_id].symbols:
         car[SYMBOL_PROPERTY[symbol]] += 1
     return car
@@ -92,32 +99,26 @@ def has_adjustment(hand: list[str]) -> bool:
     return any(card in ADJUSTMENTS for card in hand)
 
 
-def _ids(cards: list[dict[str, Any]]) -> list[str]:
+def _ids(cards: list[CardJson]) -> list[str]:
     return [card["id"] for card in cards]
 
 
-def _sampled_pairs(view: dict[str, Any], sample: str) -> dict[str, list[str]]:
-    """The dealt pairs: the one shown, and the colours still to come dealt from sample."""
-    pairs = {
-        colour: shuffled(sample, f"expert/deal/{colour}", adjustments_of(colour))[:2]
-        for colour in ADJUSTMENT_COLOURS
-    }
-    if view["setup"]["colour"]:
-        pairs[view["setup"]["colour"]] = _ids(view["setup"]["pair"])
-    return pairs
+def _known_pairs(view: View) -> dict[str, list[str]]:
+    """The pair shown in the setup; the pairs of the other colours are not in view."""
+    shown = view["setup"]["colour"]
+    return {c: _ids(view["setup"]["pair"]) if c == shown else [] for c in ADJUSTMENT_COLOURS}
 
 
-def _sampled_supply(view: dict[str, Any], memory: Memory, sample: str) -> list[str]:
-    """The supply's cards (every card neither in the hand at the start nor drawn since),
-    in an order drawn from sample; none before the race."""
+def _known_supply(view: View, memory: Memory) -> list[str]:
+    """The supply's cards, in no order: every card neither in the hand at the start nor
+    drawn since (CR-5, CR-8); none before the race."""
     if view["phase"] == "setup":
         return []
     gone = set(memory["start_hand"]) | set(memory["drawn"])
-    cards = [card for card in DECK_IDS if card not in gone]
-    return shuffled(sample, "expert/supply", cards)[: view["supply_size"]]
+    return [card for card in DECK_IDS if card not in gone][: view["supply_size"]]
 
 
-class CrazyRally(Game):
+class CrazyRally(Game[State, View, Memory]):
     name = "crazy-rally"
     title = "Crazy Rally"
     rules_version = "cr-2"
@@ -133,7 +134,9 @@ class CrazyRally(Game):
             "phase": "setup",
             "pairs": deal_pairs(seed),
             "applied": [],
-            "car": {name: START_PROPERTY for name in ("max_speed", "manoeuvrability", "body")},
+            "car": CarSheet(
+                max_speed=START_PROPERTY, manoeuvrability=START_PROPERTY, body=START_PROPERTY
+            ),
             "speed": START_SPEED,
             "manoeuvrability": START_PROPERTY,
             "body": START_PROPERTY,
@@ -170,7 +173,7 @@ class CrazyRally(Game):
             )
         kept = pair[1] if action["card"] == pair[0] else pair[0]
         car = apply_symbols(state["car"], action["card"])
-        new = {
+        new: State = {
             **state,
             "applied": [*state["applied"], action["card"]],
             "car": car,
@@ -237,7 +240,7 @@ class CrazyRally(Game):
 
     def _begin_turn(self, state: State) -> State:
         """Rule CR-8: draw one card (and rule CR-9 after it)."""
-        state = dict(state)
+        state = state.copy()
         state["drawn"], state["redrawn"] = self._draw_checked(state, 1)
         return state
 
@@ -259,7 +262,7 @@ class CrazyRally(Game):
             track,
         )
         played = [card_id] + ([event_id] if event_id else [])
-        new = {
+        new: State = {
             **state,
             "hand": [card for card in state["hand"] if card not in played],
             "discard": [*state["discard"], *played],
@@ -301,7 +304,7 @@ class CrazyRally(Game):
         action: dict[str, Any],
         result: TurnResult,
         event_draw: tuple[list[str], list[str]],
-    ) -> dict[str, Any]:
+    ) -> TurnReport:
         """What the last turn did, for the view (the browser explains the turn with it)."""
         return {
             "track": track_json(track_id),
@@ -325,7 +328,7 @@ class CrazyRally(Game):
         if state["body"] <= 0:
             return {**state, "phase": "over", "outcome": "eliminated", "drawn": [], "redrawn": []}
         if state["turn"] == TRACK_LENGTH:
-            outcome = "crashed_last" if result.crashed else "finished"
+            outcome: Outcome = "crashed_last" if result.crashed else "finished"
             return {**state, "phase": "over", "outcome": outcome, "drawn": [], "redrawn": []}
         return self._begin_turn(state)
 
@@ -400,47 +403,49 @@ class CrazyRally(Game):
     def fresh_memory(self) -> Memory:
         return {"track": [], "start_hand": [], "drawn": [], "discard": []}
 
-    def remember(self, memory: Memory, action: Action | None, view: dict[str, Any]) -> None:
+    def remember(self, memory: Memory, action: Action | None, view: View) -> None:
         """The player remembers the track shown in the test round (CR-7) and every card
         that came into the hand or went to the discard pile, so the supply's cards are
         known, not their order (CR-5, CR-8)."""
-        if view["phase"] == "preview":
-            memory["track"] = _ids(view["track"])
+        if view["phase"] == "preview" and view["track"] is not None:
+            memory["track"] = [card["id"] for card in view["track"]]
             memory["start_hand"] = _ids(view["hand"]) + _ids(view["events"])
         kind = action["type"] if action else None
         if kind in ("start", "drive"):
             memory["drawn"] += view["drawn"]
             memory["discard"] += view["redrawn"]
         if action is not None and kind == "drive":
-            last: dict[str, Any] = view["last"]
+            last = view["last"]
+            assert last is not None, "a drive always reports its turn"
             played = [action["card"]] + ([action["event"]] if action["event"] else [])
             memory["drawn"] += last["event_drawn"]
             memory["discard"] += played + last["event_redrawn"]
 
-    def sample_state(self, view: dict[str, Any], memory: Memory, sample: str) -> State:
-        """The supply's order drawn from sample; during the setup also the pairs of the
-        colours still to come and the track (CR-3, CR-6)."""
-        return {
+    def sample_state(self, view: View, memory: Memory, sample: str) -> State:
+        """What the view and memory show; `resample` draws the rest from sample: the
+        supply's order, and during the setup the pairs still to come and the track."""
+        known: State = {
             "seed": sample,
             "phase": view["phase"],
-            "pairs": _sampled_pairs(view, sample),
+            "pairs": _known_pairs(view),
             "applied": _ids(view["setup"]["applied"]),
-            "car": dict(view["car"]),
+            "car": view["car"].copy(),
             "speed": view["speed"],
             "manoeuvrability": view["manoeuvrability"],
             "body": view["body"],
             "distance": view["distance"],
             "hand": _ids(view["hand"]) + _ids(view["events"]),
-            "supply": _sampled_supply(view, memory, sample),
+            "supply": _known_supply(view, memory),
             "discard": list(memory["discard"]),
             "reshuffles": 0,
-            "track": list(memory["track"]) or track_order(sample),
+            "track": list(memory["track"]),
             "turn": view["turn"],
             "drawn": list(view["drawn"]),
             "redrawn": list(view["redrawn"]),
             "last": view["last"],
             "outcome": view["outcome"],
         }
+        return self.resample(known, sample)
 
     def stakes(self, state: State, legal: list[Action]) -> Stakes:
         # Imported here: the stakes are worked out with this module's rules.
@@ -448,7 +453,7 @@ class CrazyRally(Game):
 
         return stakes(state, legal)
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Rule CR-21: everything the player may see; the track only during the test round."""
         phase = state["phase"]
         setup_colour = ADJUSTMENT_COLOURS[len(state["applied"])] if phase == "setup" else None
@@ -458,7 +463,7 @@ class CrazyRally(Game):
             "turn": state["turn"],
             "track_length": TRACK_LENGTH,
             "cards_left": TRACK_LENGTH - state["turn"],
-            "car": dict(state["car"]),
+            "car": state["car"].copy(),
             "speed": state["speed"],
             "manoeuvrability": state["manoeuvrability"],
             "body": state["body"],

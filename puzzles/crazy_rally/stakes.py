@@ -9,12 +9,13 @@ player's memory test.
 
 from __future__ import annotations
 
-from puzzles.base import Action, Note, Stakes, State
+from puzzles.base import Action, Note, Stakes
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.engine import EVENT_BONUS, apply_symbols
 from puzzles.crazy_rally.rules import speed_after_cards
+from puzzles.crazy_rally.states import Property, State
 
-PROPERTY_NAMES = {
+PROPERTY_NAMES: dict[Property, str] = {
     "max_speed": "maximum speed",
     "manoeuvrability": "manoeuvrability",
     "body": "body",

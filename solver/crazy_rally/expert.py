@@ -6,8 +6,9 @@ shown yet from a sample string, never from the puzzle's seed), and the result of
 
 from __future__ import annotations
 
-from puzzles.base import Action, State
+from puzzles.base import Action
 from puzzles.crazy_rally.engine import CrazyRally
+from puzzles.crazy_rally.states import State
 from puzzles.playout import play_out
 from solver.crazy_rally.players import HeuristicPlayer
 

@@ -3,7 +3,7 @@ what the site shows of it (solver.kit)."""
 
 from __future__ import annotations
 
-from puzzles.base import State
+from puzzles.crazy_rally.states import State
 from puzzles.registry import get_game
 from solver.crazy_rally import expert, players, solver
 from solver.kit import Example, ExpertParts, GameKit, Mark, Presentation
@@ -20,6 +20,7 @@ MARKS = {
 def track_card_mark(state: State) -> str:
     """The mark of the track card just driven (CR-15 to CR-17)."""
     last = state["last"]
+    assert last is not None, "a turn ends with the drive it reports"
     if last["crashed"]:
         return "crash"
     if last["too_fast"]:

@@ -6,14 +6,13 @@ puzzle's seed), and the result of a run.
 
 from __future__ import annotations
 
-from typing import Any
-
-from puzzles.base import Action, State
+from puzzles.base import Action
 from puzzles.playout import play_out
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, RallyeRaser
+from puzzles.rallye_raser.states import RouteDie, Spot, State
 from puzzles.rallye_raser.track import lane_fits
 from solver.rallye_raser.players import heuristic_gear, limit_here, room_for
-from solver.rallye_raser.round import control_cost, nearest_value
+from solver.rallye_raser.round import control_cost, nearest_value, probe_die
 from solver.rallye_raser.solver import control_to
 
 GAME = RallyeRaser()
@@ -64,13 +63,14 @@ def careful_gear(state: State) -> Action | None:
 
 def _value_of(state: State, action: Action) -> int:
     if action["type"] == "place_reserve":
-        return int(state["reserve"])
+        reserve = state["reserve"]
+        assert reserve is not None, "a reserved die is placed only when there is one"
+        return reserve
     return int(state["pool"][action["die"]])
 
 
-def _tip(state: State) -> dict[str, Any]:
-    tip: dict[str, Any] = state["route"][-1] if state["route"] else state["car"]
-    return tip
+def _tip(state: State) -> Spot | RouteDie:
+    return state["route"][-1] if state["route"] else state["car"]
 
 
 def _ahead(state: State, action: Action) -> bool:
@@ -91,7 +91,7 @@ def _sound(state: State, action: Action) -> bool:
     (RR-18)."""
     left = state["gear"] - len(state["route"]) - 1
     limit = limit_here(state, action)
-    route = [*state["route"], {"row": action["row"], "lane": action["lane"]}]
+    route = [*state["route"], probe_die(action["row"], action["lane"])]
     return room_for(state, route, left) and (limit is None or limit >= state["gear"] or left == 0)
 
 

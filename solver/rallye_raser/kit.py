@@ -3,7 +3,7 @@ and what the site shows of it (solver.kit)."""
 
 from __future__ import annotations
 
-from puzzles.base import State
+from puzzles.rallye_raser.states import State
 from puzzles.registry import get_game
 from solver.kit import Example, ExpertParts, GameKit, Mark, Presentation
 from solver.rallye_raser import expert, players, solver

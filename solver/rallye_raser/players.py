@@ -8,14 +8,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from puzzles.base import Action, State
+from puzzles.base import Action
 from puzzles.playout import play_out
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, TRACK_MAX, RallyeRaser, target_problem
+from puzzles.rallye_raser.states import RouteDie, State
 from puzzles.rallye_raser.track import field as field_kind
 from puzzles.rallye_raser.track import limit_of
-from solver.rallye_raser.round import Track, control_cost, nearest_value
+from solver.rallye_raser.round import Track, control_cost, nearest_value, probe_die
 from solver.rallye_raser.solver import Arc, RoundPlayer, control_to, node_key, round_arcs
 
 GAME = RallyeRaser()
@@ -69,7 +71,8 @@ def greedy_actions(seed: str) -> list[Action]:
 PAID_SHIFT_CONTROL = 4  # pay for a two-step shift only with this much control
 
 
-def limit_here(state: State, spot: dict[str, Any]) -> int | None:
+def limit_here(state: State, spot: Mapping[str, Any]) -> int | None:
+    """The speed limit of a field (the car's, a die's, an action's), None for road."""
     return limit_of(field_kind(state["track"], spot["row"], spot["lane"]))
 
 
@@ -116,16 +119,16 @@ def heuristic_gear(state: State) -> Action | None:
     return {"type": "gear", "gear": wanted}
 
 
-def room_for(state: State, route: list[dict[str, Any]], steps: int) -> bool:
+def room_for(state: State, route: list[RouteDie], steps: int) -> bool:
     """Whether the route can still grow by steps fields (a dead end costs engine damage)."""
     if steps == 0:
         return True
-    probe = {**state, "route": route}
+    probe: State = {**state, "route": route}
     tip = route[-1] if route else state["car"]
     spots = [(tip["row"] + 1, tip["lane"]), *((tip["row"], side) for side in "LMR")]
     return any(
         target_problem(probe, row, lane) is None
-        and room_for(state, [*route, {"row": row, "lane": lane}], steps - 1)
+        and room_for(state, [*route, probe_die(row, lane)], steps - 1)
         for row, lane in spots
     )
 
@@ -138,7 +141,7 @@ def _place_value(state: State, action: Action) -> tuple[bool, bool, bool, bool, 
     limit = limit_here(state, action)
     left = state["gear"] - len(state["route"]) - 1
     leavable = limit is None or limit >= state["gear"] or left == 0
-    route = [*state["route"], {"row": action["row"], "lane": action["lane"]}]
+    route = [*state["route"], probe_die(action["row"], action["lane"])]
     misfit = control_cost(value, action["lane"], True)
     good = misfit == 0 or (misfit == 1 and _misfit_control(state) < state["control"])
     ahead = action["row"] > (state["route"][-1] if state["route"] else state["car"])["row"]

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
 
-from puzzles.base import State
 from puzzles.rallye_raser.engine import (
     DICE_COUNT,
     GEAR_CHECK,
@@ -35,6 +34,7 @@ from puzzles.rallye_raser.engine import (
     TRACK_MAX,
     target_problem,
 )
+from puzzles.rallye_raser.states import RouteDie, State
 from puzzles.rallye_raser.track import LANES, card_index, lane_fits, limit_of
 from puzzles.rallye_raser.track import field as field_kind
 from puzzles.rng import dice
@@ -307,12 +307,13 @@ class Track:
         return found
 
     def _probe(self, car: Spot, card_a: int, path: Path) -> State:
-        """A state holding just what the engine's target check reads."""
+        """A state holding just what the engine's target check reads: where the car and
+        the route's dice are, not their values."""
         return {
             **self.state,
             "card_a": card_a,
             "car": {"row": car[0], "lane": car[1]},
-            "route": [{"row": row, "lane": lane} for row, lane in path],
+            "route": [probe_die(row, lane) for row, lane in path],
         }
 
     def _drive(self, car: Spot, path: Path, first_miss: int | None, gear: int) -> Drive:
@@ -360,6 +361,12 @@ def _without_needless_losses(cheapest: Choices) -> Choices:
                 continue
         kept[(drive, reserve)] = (spend, how)
     return kept
+
+
+def probe_die(row: int, lane: str) -> RouteDie:
+    """A route die for the engine's target check, which reads where it lies, never its
+    value."""
+    return RouteDie(row=row, lane=lane, value=0, source="white")
 
 
 def cap(value: int) -> int:

@@ -35,8 +35,9 @@ from typing import Any, NamedTuple
 
 from ortools.graph.python import min_cost_flow
 
-from puzzles.base import Action, State
+from puzzles.base import Action
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, TRACK_MAX, RallyeRaser
+from puzzles.rallye_raser.states import State
 from solver.kit import Optimum, SolverError
 from solver.rallye_raser.bound import rounds_bound
 from solver.rallye_raser.round import (

@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request
 
-from puzzles import GAMES, Game, IllegalAction, State
+from puzzles import GAMES, IllegalAction, State
+from puzzles.base import AnyGame, Game, S
 from puzzles.rng import SEED_PATTERN
 from service.config import Config
 from service.domain import daily
@@ -109,7 +110,7 @@ def actions_of(longest: int | Lazy, description: str) -> Schema:
     return {"type": "array", "maxItems": longest, "items": ACTION, "description": description}
 
 
-def run_actions(game: Game) -> Schema:
+def run_actions(game: AnyGame) -> Schema:
     """The actions of a run of game, from its start: at most its longest run."""
     return actions_of(
         game.max_actions,
@@ -118,7 +119,7 @@ def run_actions(game: Game) -> Schema:
     )
 
 
-def per_game(body: Callable[[Game], Schema]) -> PerValue:
+def per_game(body: Callable[[AnyGame], Schema]) -> PerValue:
     """A body whose schema is the game's (in the path): the document has a path per game."""
     return PerValue(
         "game", Lazy(lambda: {name: body(game) for name, game in sorted(GAMES.items())})
@@ -278,7 +279,7 @@ def illegal(error: IllegalAction, index: int) -> ApiError:
     )
 
 
-def replay(game: Game, seed: str, actions: list[Any]) -> State:
+def replay(game: Game[S, Any, Any], seed: str, actions: list[Any]) -> S:
     """The state after actions (no more than the game's longest run: the body's schema
     says so); 422 naming the first illegal one."""
     try:
@@ -287,7 +288,7 @@ def replay(game: Game, seed: str, actions: list[Any]) -> State:
         raise illegal(error, error.index or 0) from None
 
 
-def engine_answer(game: Game, state: State) -> dict[str, Any]:
+def engine_answer(game: AnyGame, state: State) -> dict[str, Any]:
     """What the player sees and may do in state, and what each choice costs."""
     legal = game.legal_actions(state)
     return {
