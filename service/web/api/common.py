@@ -96,8 +96,10 @@ def tiebreak_field(schema: Schema, what: str) -> Schema:
     return {
         **schema,
         "description": Lazy(
-            lambda: f"{what}. A tie-break decides between equal scores and is higher when "
-            f"better ({tiebreaks_in_words()}; each game's in GET /games)"
+            lambda: (
+                f"{what}. A tie-break decides between equal scores and is higher when "
+                f"better ({tiebreaks_in_words()}; each game's in GET /games)"
+            )
         ),
     }
 
