@@ -98,7 +98,18 @@ def test_the_api_lists_it_and_shows_its_legal_actions_and_stakes(
     hill_climb_registered: None, client: FlaskClient
 ):
     games = client.get("/api/v1/games").get_json()["games"]
-    assert {"name": NAME, "title": "Hill Climb", "rules_version": "hc-1", "max_actions": 6} in games
+    assert {
+        "name": NAME,
+        "title": "Hill Climb",
+        "rules_version": "hc-1",
+        "max_actions": 6,
+        "tiebreak": {
+            "counts": "turns",
+            "better": "fewer",
+            "sign": -1,
+            "description": "turns, fewer is better, given as minus the turns",
+        },
+    } in games
     answer = client.post(f"/api/v1/play/{NAME}/{SEED}", json={"actions": []}).get_json()
     assert answer["legal_actions"] == [
         {"type": "push", "effort": 1},
