@@ -1,12 +1,14 @@
 """A game's kit: everything particular to one game that the generic code reads.
 
 A game is one package per layer: `puzzles/<game>/` holds its engine (the rules,
-their stakes, what a turn is and what the tie-break counts), `solver/<game>/` its
-exact solver, its reference players and the expert's parts, and
-`solver/<game>/kit.py` puts them together in one `GameKit`, registered by one
+their stakes, what a turn is, what the tie-break counts, what a player remembers
+and the states that agree with it), `solver/<game>/` its exact solver, its
+reference players and the expert's parts, and `solver/<game>/kit.py` puts them
+together, with what the site shows of the game, in one `GameKit`, registered by one
 call (solver.registry.register) that registers the engine too. The service and
 the front end then serve the game from the kit and the engine alone: no table of
-game names, no test of a game's type anywhere else.
+game names, no test of a game's type anywhere else; a game with no board of its own
+in web/static/js/boards/ is drawn by the generic board.
 
 A kit is a frozen dataclass of typed parts rather than an abstract class: its
 parts are the functions the game's modules already define, put together without
