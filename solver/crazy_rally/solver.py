@@ -215,6 +215,7 @@ def best_run(all_races: list[Race]) -> BestRun | None:
     total, labels = found
     score, tiebreak = divmod(total, TIEBREAK_WEIGHT)
     moves = [label for label, _ in labels[1:-1]]
+    # The path's labels are typed object: the first is the race's index, the rest moves.
     return BestRun(score, tiebreak, labels[0][0], moves)  # type: ignore[arg-type]
 
 
