@@ -67,7 +67,7 @@ from service.domain.daily import daily_seed, today  # noqa: E402
 from service.operations.children import process_table, start_process  # noqa: E402
 from service.operations.processes import WEB_WORKER_CLASS, gunicorn_command  # noqa: E402
 from service.operations.redis_server import EmbeddedRedis  # noqa: E402
-from solver.rallye_raser.players import heuristic_actions  # noqa: E402
+from solver.registry import kit_of  # noqa: E402
 
 HOST = "127.0.0.1"
 # The game of the practice runs: its random playouts reach the finish often.
@@ -331,7 +331,7 @@ def daily_batches() -> list[list[Any]]:
     each action that reveals something new."""
     seed = daily_seed(BENCH_DAILY_KEY, ATTEMPT_GAME, today())
     game = GAMES[ATTEMPT_GAME]
-    return game.batches(game.new_game(seed), heuristic_actions(seed))
+    return game.batches(game.new_game(seed), kit_of(ATTEMPT_GAME).heuristic_actions(seed))
 
 
 class Player:
