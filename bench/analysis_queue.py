@@ -138,7 +138,6 @@ def measure(folder: Path, game: str, count: int) -> None:
         connection = redis.Redis.from_url(config.redis_url)
         key = (todays.game, todays.seed, todays.rules_version)
         enqueue_solve(solve_queue(connection, Urgency.TODAY), config, *key)
-        jobs.preload_solvers()
         worker = jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=10)
         started = datetime.now(UTC)
         began = time.perf_counter()

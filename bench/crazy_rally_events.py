@@ -40,20 +40,23 @@ class WithoutSpeedEvents(Race):
 
 
 class SpeedEventPlayed(Race):
-    """The race whose states also say whether a speed event was played; only such runs end."""
+    """The race whose states also say whether a speed event was played; only such runs end.
+
+    Its nodes are Race's with one more field, which the type of Race's nodes does not
+    allow: the ignores below are for that field."""
 
     def start(self) -> Node:
         return (*super().start(), False)  # type: ignore[return-value]
 
     def successors(self, node: Node) -> Iterator[tuple[Move, Node, int]]:
         played = node[6]  # type: ignore[misc]
-        for move, child, gain in super().successors(node[:6]):  # type: ignore[arg-type]
+        for move, child, gain in super().successors(node[:6]):
             now_played = played or plays_speed_event(move)
             if child[0] < len(self.track) or now_played:
                 yield move, (*child, now_played), gain  # type: ignore[misc]
 
     def upper_bound(self, node: Node) -> int:
-        return super().upper_bound(node[:6])  # type: ignore[arg-type]
+        return super().upper_bound(node[:6])
 
 
 def as_race(cls: type[Race], race: Race) -> Race:

@@ -10,7 +10,6 @@ Usage: python -m bench.engine [--runs N]
 from __future__ import annotations
 
 import argparse
-import importlib
 import platform
 import statistics
 import time
@@ -19,7 +18,7 @@ from typing import Any
 
 from puzzles import GAMES, Game
 from puzzles.playout import random_playout, seeded_chooser
-from solver.core import PLAYER_MODULES
+from solver.registry import kit_of
 
 RunMaker = Callable[[str], list[Any]]
 
@@ -29,7 +28,7 @@ def random_run_maker(game: Game) -> RunMaker:
 
 
 def heuristic_run_maker(game: Game) -> RunMaker:
-    return importlib.import_module(PLAYER_MODULES[game.name]).heuristic_actions
+    return kit_of(game.name).heuristic_actions
 
 
 def replay_times(game: Game, make_run: RunMaker, runs: int) -> tuple[list[float], list[int]]:

@@ -24,7 +24,6 @@ reports the strength of the seeds such a log holds, for a sweep cut short;
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import multiprocessing
 import resource
@@ -35,8 +34,8 @@ from typing import Any
 
 from puzzles import get_game
 from solver import solve
-from solver.core import PLAYER_MODULES
 from solver.expert import analyse, grade, par, player_views
+from solver.registry import KITS, kit_of
 
 PLAYERS = ("expert", "greedy", "heuristic")
 
@@ -51,7 +50,7 @@ def result(game_name: str, seed: str, actions: list[Any]) -> tuple[int, int | No
 
 
 def measure_seed(game_name: str, seed: str) -> dict[str, Any]:
-    players = importlib.import_module(PLAYER_MODULES[game_name])
+    players = kit_of(game_name)
     optimum = solve(game_name, seed)
     started = time.process_time()
     expert = par(game_name, seed)
@@ -112,7 +111,7 @@ def _mean(values: list[float]) -> float:
 
 def measure_grading(game_name: str, seeds: list[str], decisions: int, out: Any) -> None:
     """Grade the heuristic player's runs; time each, then check consistency."""
-    players = importlib.import_module(PLAYER_MODULES[game_name])
+    players = kit_of(game_name)
     seconds, graded_runs = [], []
     for seed in seeds:
         actions = players.heuristic_actions(seed)
@@ -163,7 +162,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--start", type=int, default=0)
-    parser.add_argument("--game", choices=("crazy-rally", "rallye-raser"), action="append")
+    parser.add_argument("--game", choices=sorted(KITS), action="append")
     parser.add_argument("--grade", type=int, default=10)
     parser.add_argument("--decisions", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
@@ -177,7 +176,7 @@ def main() -> None:
         report_strength(args.game[0], [json.loads(line) for line in lines])
         return
     context = multiprocessing.get_context("spawn")
-    for game_name in args.game or ("crazy-rally", "rallye-raser"):
+    for game_name in args.game or sorted(KITS):
         if not args.no_strength:
             strength(context, game_name, seeds, args.workers)
         if args.grade:

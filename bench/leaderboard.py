@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +225,10 @@ def database(kind: str, folder: Path) -> Iterator[str]:
             yield url
 
 
+def fetch_all(connection: sqlalchemy.Connection, query: str) -> None:
+    connection.exec_driver_sql(query).all()
+
+
 def timed(call: Callable[[], Any]) -> float:
     started = time.perf_counter()
     call()
@@ -269,10 +274,7 @@ def baseline(url: str, daily_id: int) -> dict[str, float]:
     medians = {}
     with engine.connect() as connection:
         for name, query in queries.items():
-            runs = [
-                timed(lambda query=query: connection.exec_driver_sql(query).all())
-                for _ in range(BASELINE_REPEATS)
-            ]
+            runs = [timed(partial(fetch_all, connection, query)) for _ in range(BASELINE_REPEATS)]
             medians[name] = statistics.median(runs)
     engine.dispose()
     return medians

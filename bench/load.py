@@ -51,6 +51,7 @@ import urllib.request
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ from service.domain.daily import daily_seed, today  # noqa: E402
 from service.operations.children import process_table, start_process  # noqa: E402
 from service.operations.processes import WEB_WORKER_CLASS, gunicorn_command  # noqa: E402
 from service.operations.redis_server import EmbeddedRedis  # noqa: E402
-from solver.rallye_raser.players import heuristic_actions  # noqa: E402
+from solver.registry import kit_of  # noqa: E402
 
 HOST = "127.0.0.1"
 # The game of the practice runs: its random playouts reach the finish often.
@@ -330,7 +331,7 @@ def daily_batches() -> list[list[Any]]:
     each action that reveals something new."""
     seed = daily_seed(BENCH_DAILY_KEY, ATTEMPT_GAME, today())
     game = GAMES[ATTEMPT_GAME]
-    return game.batches(game.new_game(seed), heuristic_actions(seed))
+    return game.batches(game.new_game(seed), kit_of(ATTEMPT_GAME).heuristic_actions(seed))
 
 
 class Player:
@@ -541,13 +542,13 @@ def report(
         f"{'load':<34}{'players':>8}{'req/s':>8}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
         f"{'vs ceiling':>11}{'CPU ms':>8}{'CPU vs ceiling':>15}{'failed':>7}"
     )
-    for result in attempts:
-        ratio = result.requests_per_second / python_ceiling.requests_per_second
+    for attempt in attempts:
+        ratio = attempt.requests_per_second / python_ceiling.requests_per_second
         print(
-            f"{result.name:<34}{result.players:>8}{result.requests_per_second:>8.0f}"
-            f"{result.actions_per_second:>10.0f}{result.p50_ms:>9.2f}{result.p99_ms:>9.2f}"
-            f"{ratio:>11.0%}{result.cpu_ms:>8.2f}{ceiling.cpu_ms / result.cpu_ms:>15.0%}"
-            f"{result.failures:>7}"
+            f"{attempt.name:<34}{attempt.players:>8}{attempt.requests_per_second:>8.0f}"
+            f"{attempt.actions_per_second:>10.0f}{attempt.p50_ms:>9.2f}{attempt.p99_ms:>9.2f}"
+            f"{ratio:>11.0%}{attempt.cpu_ms:>8.2f}{ceiling.cpu_ms / attempt.cpu_ms:>15.0%}"
+            f"{attempt.failures:>7}"
         )
 
 
@@ -596,15 +597,14 @@ def main() -> None:
         with EmbeddedRedis(instance / "redis.sock", instance):
             ports = free_ports(2)
             servers = start_servers(
-                instance, options.workers, *ports, worker_class=options.worker_class
+                instance, options.workers, ports[0], ports[1], worker_class=options.worker_class
             )
             try:
                 prepared = targets(*ports)
                 server_on = dict(zip(ports, servers, strict=True))
                 results = [
                     with_cpu(
-                        server_on[target.port],
-                        lambda target=target: measure(tool, target, options, instance),
+                        server_on[target.port], partial(measure, tool, target, options, instance)
                     )
                     for target in prepared
                 ]

@@ -19,7 +19,6 @@ everything but the independent exact search, the slowest part, for quality sweep
 from __future__ import annotations
 
 import argparse
-import importlib
 import multiprocessing
 import resource
 import statistics
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 
 from puzzles import get_game
 from solver import solve
-from solver.core import PLAYER_MODULES, SOLVER_MODULES
+from solver.registry import KITS, kit_of
 
 
 @dataclass
@@ -70,8 +69,7 @@ def run_result(game_name: str, seed: str, actions: list) -> tuple[int | None, in
 def measure_seed(
     figures: GameFigures, seed: str, solve_only: bool = False, independent: bool = True
 ) -> None:
-    module = importlib.import_module(SOLVER_MODULES[figures.game])
-    players = importlib.import_module(PLAYER_MODULES[figures.game])
+    kit = kit_of(figures.game)
     cpu_started = time.process_time()
     result = solve(figures.game, seed)
     figures.solve_cpu_seconds.append(time.process_time() - cpu_started)
@@ -90,18 +88,18 @@ def measure_seed(
             flush=True,
         )
         return
-    if independent:
+    if independent and kit.independent_optimum is not None:
         started = time.perf_counter()
-        exact = module.independent_optimum(seed)
+        exact = kit.independent_optimum(seed)
         figures.independent_seconds.append(time.perf_counter() - started)
         if exact != (result.optimum, result.tiebreak):
             figures.disagreements.append(seed)
-    greedy = run_result(figures.game, seed, players.greedy_actions(seed))
+    greedy = run_result(figures.game, seed, kit.greedy_actions(seed))
     if greedy[0] is not None:
         figures.greedy_finished += 1
         figures.greedy_gaps.append((result.optimum or 0) - greedy[0])
     figures.greedy_reached += greedy == (result.optimum, result.tiebreak)
-    heuristic = run_result(figures.game, seed, players.heuristic_actions(seed))
+    heuristic = run_result(figures.game, seed, kit.heuristic_actions(seed))
     figures.heuristic_finished += heuristic[0] is not None
 
 
@@ -127,7 +125,7 @@ def percentile(values: list[float], fraction: float) -> float:
 def rallye_raser_spread(figures: GameFigures) -> None:
     """The optimal round count's spread and the most common pair's share of seeds."""
     count = sum(figures.optima.values())
-    rounds = Counter()
+    rounds: Counter[int | None] = Counter()
     for (_, tiebreak), seeds in figures.optima.items():
         rounds[None if tiebreak is None else -tiebreak] += seeds
     spread = "  ".join(f"{n}: {seeds}" for n, seeds in sorted(rounds.items(), key=str))
@@ -179,14 +177,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=50)
     parser.add_argument("--start", type=int, default=0)
-    parser.add_argument("--game", choices=sorted(SOLVER_MODULES), action="append")
+    parser.add_argument("--game", choices=sorted(KITS), action="append")
     modes = parser.add_mutually_exclusive_group()
     modes.add_argument("--solve-only", action="store_true")
     modes.add_argument("--no-independent", action="store_true")
     args = parser.parse_args()
     seeds = [f"quality-{n}" for n in range(args.start, args.start + args.seeds)]
     context = multiprocessing.get_context("spawn")
-    for game_name in args.game or sorted(SOLVER_MODULES):
+    for game_name in args.game or sorted(KITS):
         out = context.Queue()
         worker = context.Process(
             target=measure_game,

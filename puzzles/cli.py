@@ -9,7 +9,8 @@ from typing import Any, NoReturn
 
 import click
 
-from puzzles import GAMES, Game, IllegalAction, State, get_game
+from puzzles import GAMES, IllegalAction, get_game
+from puzzles.base import AnyGame, Game, S, State
 from puzzles.playout import play_out
 
 EXIT_BAD_INPUT = 2
@@ -24,7 +25,7 @@ def fail(message: str, as_json: bool, **fields: Any) -> NoReturn:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def load_game_and_seed(game_name: str, seed: str, as_json: bool) -> Game:
+def load_game_and_seed(game_name: str, seed: str, as_json: bool) -> AnyGame:
     try:
         game = get_game(game_name)
         game.new_game(seed)
@@ -45,14 +46,14 @@ def read_actions(stream: Any, as_json: bool) -> list[Any]:
     return actions
 
 
-def replay_or_fail(game: Game, seed: str, actions: list[Any], as_json: bool) -> dict[str, Any]:
+def replay_or_fail(game: Game[S, Any, Any], seed: str, actions: list[Any], as_json: bool) -> S:
     try:
         return game.replay(seed, actions)
     except IllegalAction as error:
         fail("illegal action", as_json, index=error.index, reason=error.reason)
 
 
-def replay_summary(game: Game, state: dict[str, Any]) -> dict[str, Any]:
+def replay_summary(game: Game[S, Any, Any], state: S) -> dict[str, Any]:
     return {
         "score": game.score(state),
         "tiebreak": game.tiebreak(state),
@@ -101,6 +102,22 @@ def legal(game: str, seed: str, file: Any, as_json: bool) -> None:
             click.echo(f"{number:3d}  {json.dumps(action)}")
 
 
+class GameName(click.ParamType[str]):
+    """A registered game's name, checked against the registry when the command runs (so
+    a game registered after this module was imported is one)."""
+
+    name = "game"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value in GAMES:
+            return str(value)
+        known = ", ".join(repr(name) for name in sorted(GAMES))
+        self.fail(f"{value!r} is not one of {known}.", param, ctx)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "[" + "|".join(sorted(GAMES)) + "]"
+
+
 def show_position(view: dict[str, Any]) -> None:
     for key, value in view.items():
         click.echo(f"  {key}: {json.dumps(value)}")
@@ -114,7 +131,7 @@ def choose_action(options: list[Any]) -> Any:
 
 
 @click.command()
-@click.argument("game", required=False, type=click.Choice(sorted(GAMES)))
+@click.argument("game", required=False, type=GameName())
 @click.argument("seed", required=False)
 def play(game: str | None, seed: str | None) -> None:
     """Play GAME with SEED in the terminal, choosing among the legal actions."""

@@ -7,12 +7,13 @@ terminal's `rally play` all drive the engine through `play_out`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from puzzles.base import Action, Game, State
+from puzzles.base import Action, Game, S
 from puzzles.rng import Stream
 
 Chooser = Callable[[int], int]  # given n options, the index of the one to take
-Policy = Callable[[State, list[Action]], Action]  # the state and its legal actions -> one
+Policy = Callable[[S, list[Action]], Action]  # a state and its legal actions -> one of them
 
 
 def seeded_chooser(seed: str, label: str = "playout") -> Chooser:
@@ -21,7 +22,7 @@ def seeded_chooser(seed: str, label: str = "playout") -> Chooser:
     return stream.below
 
 
-def play_out(game: Game, state: State, policy: Policy) -> tuple[State, list[Action]]:
+def play_out(game: Game[S, Any, Any], state: S, policy: Policy[S]) -> tuple[S, list[Action]]:
     """Apply the policy's pick among the legal actions until the game is over."""
     actions: list[Action] = []
     while not game.is_over(state):
@@ -33,6 +34,6 @@ def play_out(game: Game, state: State, policy: Policy) -> tuple[State, list[Acti
     return state, actions
 
 
-def random_playout(game: Game, seed: str, choose: Chooser) -> tuple[State, list[Action]]:
+def random_playout(game: Game[S, Any, Any], seed: str, choose: Chooser) -> tuple[S, list[Action]]:
     """Play legal actions picked by choose until the game is over."""
     return play_out(game, game.new_game(seed), lambda _, options: options[choose(len(options))])

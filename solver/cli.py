@@ -10,8 +10,9 @@ import click
 from tqdm import tqdm
 
 from puzzles.cli import fail, load_game_and_seed
-from solver.core import SolverError, SolveResult
+from solver.core import SolveResult
 from solver.core import solve as solve_seed
+from solver.kit import SolverError
 
 
 def batch_summary(results: list[SolveResult]) -> str:

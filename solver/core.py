@@ -1,45 +1,19 @@
-"""Dispatch to each game's exact solver, and the checks every answer must pass.
+"""Each game's exact solver, through its kit, and the checks every answer must pass.
 
-Each game's solver module returns an Optimum; `solve` times it, replays the
-witness through the engine and refuses any answer whose replay does not reach
+Each game's solver (its kit's `find_optimum`) returns an Optimum; `solve` times it,
+replays the witness through the engine and refuses any answer whose replay does not reach
 exactly the claimed (score, tie-break): a wrong optimum is never returned.
 """
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from puzzles import get_game
-
-# Game name -> module whose `find_optimum(seed) -> Optimum` solves it exactly.
-SOLVER_MODULES: dict[str, str] = {
-    "rallye-raser": "solver.rallye_raser.solver",
-    "crazy-rally": "solver.crazy_rally.solver",
-}
-
-# Game name -> module of its reference players, `greedy_actions(seed)` and
-# `heuristic_actions(seed)`, the yardsticks of a seed's difficulty.
-PLAYER_MODULES: dict[str, str] = {
-    "rallye-raser": "solver.rallye_raser.players",
-    "crazy-rally": "solver.crazy_rally.players",
-}
-
-
-class SolverError(RuntimeError):
-    """A solver produced an answer that the engine does not confirm."""
-
-
-@dataclass(frozen=True)
-class Optimum:
-    """What a game's solver found: the best (score, tie-break) and a witness."""
-
-    optimum: int | None
-    tiebreak: int | None
-    actions: list[Any]
-    proved: bool
+from solver.kit import Optimum, SolverError
+from solver.registry import kit_of
 
 
 @dataclass(frozen=True)
@@ -55,18 +29,6 @@ class SolveResult:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class GameSolver(Protocol):
-    def find_optimum(self, seed: str) -> Optimum: ...
-
-
-def _solver_for(game_name: str) -> GameSolver:
-    try:
-        return importlib.import_module(SOLVER_MODULES[game_name])
-    except KeyError:
-        get_game(game_name)  # raises KeyError naming the known games
-        raise KeyError(f"no solver for game {game_name!r}") from None
 
 
 def verify_witness(game_name: str, seed: str, found: Optimum) -> None:
@@ -90,7 +52,7 @@ def solve(game_name: str, seed: str) -> SolveResult:
     game = get_game(game_name)
     game.new_game(seed)  # ValueError for an invalid seed, before any work
     started = time.perf_counter()
-    found = _solver_for(game_name).find_optimum(seed)
+    found = kit_of(game_name).find_optimum(seed)
     seconds = time.perf_counter() - started
     verify_witness(game_name, seed, found)
     return SolveResult(

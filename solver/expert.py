@@ -2,18 +2,20 @@
 
 The expert decides from the player's view alone (`choose` takes a view, never a
 state): the engine's view of the moment plus what the player saw earlier and
-the view no longer shows (`PlayerView`: for Rallye Raser the moves made this
-round and the cards driven, for Crazy Rally the track of the test round and the
-cards drawn). It chooses by measurement: every distinct legal action is played
-in sampled states that agree with the view, the unseen (the future dice, the
-undrawn cards, their order) drawn from a generator seeded from rng_seed and the
-view, never from the puzzle's seed; from there a base player plays on to the
+the view no longer shows, as the engine remembers it (`PlayerView`: for Rallye
+Raser the moves made this round and the cards driven, for Crazy Rally the track
+of the test round and the cards drawn). It chooses by measurement: every
+distinct legal action is played in states the engine samples to agree with the
+view (`Game.sample_state`), the unseen (the future dice, the undrawn cards,
+their order) drawn from a generator seeded from rng_seed and the view, never
+from the puzzle's seed; from there a base player plays on to the
 end (Crazy Rally: the heuristic player; Rallye Raser: the careful player of
-solver.rallye_raser.expert). The same samples serve every action, so that the
-differences between actions are measured more precisely than the results
-themselves. The base player's own action stands unless another is measured
-better by more than its error: a rollout policy is then, on average, at least
-as strong as the policy it rolls out.
+solver.rallye_raser.expert); each game's parts are its kit's (solver.kit). The
+same samples serve every action, so that the differences between actions are
+measured more precisely than the results themselves. The base player's own
+action stands unless another is measured better by more than its error: a
+rollout policy is then, on average, at least as strong as the policy it rolls
+out.
 
 Grading a run replays it and, at every decision with more than one distinct
 choice, measures the player's action beside the expert's on the same samples:
@@ -23,7 +25,6 @@ the mean difference is the expected loss, zero when they coincide.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import statistics
@@ -31,49 +32,38 @@ import time
 from collections.abc import Iterator, Sequence
 from copy import deepcopy
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 from puzzles import get_game
-from puzzles.base import Action, Game, State
+from puzzles.base import Action, AnyGame, Memory, State
 from puzzles.playout import play_out
 from solver.core import solve
+from solver.kit import ExpertParts
+from solver.registry import kit_of
 
-# Game name -> module of the expert's game-specific parts: fresh_memory, remember,
-# sampled_state, base_action, outlook, result and POINT_WEIGHT.
-EXPERT_MODULES: dict[str, str] = {
-    "rallye-raser": "solver.rallye_raser.expert",
-    "crazy-rally": "solver.crazy_rally.expert",
-}
-# Sampled states per decision, and how many of them screen every candidate first.
-SAMPLES: dict[str, int] = {"rallye-raser": 8, "crazy-rally": 24}
-SCREEN_SAMPLES: dict[str, int] = {"rallye-raser": 2, "crazy-rally": 6}
 KEEP = 2  # screened candidates measured on every sample
 Z95 = 1.96  # errors are the half-widths of 95% intervals
 # Standard errors by which an action must beat the base player's to replace it.
 CHOICE_MARGIN = 2.0
 
 
-def _module(game_name: str) -> ModuleType:
-    try:
-        return importlib.import_module(EXPERT_MODULES[game_name])
-    except KeyError:
-        get_game(game_name)  # raises KeyError naming the known games
-        raise KeyError(f"no expert for game {game_name!r}") from None
+def _parts(game_name: str) -> ExpertParts[Any]:
+    """The expert's game-specific parts (its kit's), including how many samples it takes."""
+    return kit_of(game_name).expert
 
 
 class PlayerView:
     """What the player has seen so far: the current view and the memory it needs."""
 
     def __init__(self, game_name: str) -> None:
-        self.module = _module(game_name)
-        self.memory: dict[str, Any] = self.module.fresh_memory()
+        self.game = get_game(game_name)
+        self.memory: Memory = self.game.fresh_memory()
         self.pending: Action | None = None
         self.view: dict[str, Any] = {}
 
     def see(self, view: dict[str, Any]) -> None:
         """The view after the player's last action (or the first view)."""
-        self.module.remember(self.memory, self.pending, view)
+        self.game.remember(self.memory, self.pending, view)
         self.view, self.pending = view, None
 
     def act(self, action: Action) -> None:
@@ -123,13 +113,16 @@ def _key(game_name: str, state: State, action: Action) -> str:
 
 def candidates(game_name: str, view: dict[str, Any], rng_seed: int, samples: int) -> Candidates:
     """The distinct legal actions of the view, and the sampled states to try them in."""
-    module = _module(game_name)
+    parts = _parts(game_name)
     game = get_game(game_name)
     if "seen" not in view:
         raise ValueError("the expert reads a player's view with its memory (see PlayerView)")
     if view.get("over") or view.get("phase") == "over":
         raise ValueError("the game is over: there is nothing to choose")
-    states = [module.sampled_state(view, _sample_name(view, rng_seed, i)) for i in range(samples)]
+    states = [
+        game.sample_state(view, view["seen"], _sample_name(view, rng_seed, i))
+        for i in range(samples)
+    ]
     actions: list[Action] = []
     keys: list[str] = []
     options = game.legal_actions(states[0])
@@ -138,7 +131,7 @@ def candidates(game_name: str, view: dict[str, Any], rng_seed: int, samples: int
         if key not in keys:
             actions.append(action)
             keys.append(key)
-    base = keys.index(_key(game_name, states[0], module.base_action(states[0], options)))
+    base = keys.index(_key(game_name, states[0], parts.base_action(states[0], options)))
     return Candidates(actions, keys, states, base)
 
 
@@ -146,15 +139,15 @@ def _results(
     game_name: str, found: Candidates, index: int, samples: range
 ) -> list[tuple[float, float]]:
     """The results of candidate index in the given sampled states, played on to the end."""
-    module = _module(game_name)
+    outlook = _parts(game_name).outlook
     game = get_game(game_name)
     action = found.actions[index]
-    return [module.outlook(game.apply(found.states[i], action)) for i in samples]
+    return [outlook(game.apply(found.states[i], action)) for i in samples]
 
 
 def _utilities(game_name: str, results: list[tuple[float, float]]) -> list[float]:
     """Points first, then the tie-break, as one number per sample."""
-    weight = _module(game_name).POINT_WEIGHT
+    weight = _parts(game_name).point_weight
     return [float(weight * points + tiebreak) for points, tiebreak in results]
 
 
@@ -168,7 +161,7 @@ def _measure(
     The base player's action stands unless another is measured better by more than
     `CHOICE_MARGIN` standard errors: the highest of many noisy means is often noise.
     """
-    total, screen = SAMPLES[game_name], SCREEN_SAMPLES[game_name]
+    total, screen = _parts(game_name).samples, _parts(game_name).screen_samples
     first = {i: _results(game_name, found, i, range(screen)) for i in range(len(found.actions))}
     ranked = sorted(first, key=lambda i: -statistics.fmean(_utilities(game_name, first[i])))
     kept = {*ranked[:KEEP], found.base, *([] if graded is None else [graded])}
@@ -188,13 +181,13 @@ def _measure(
 def choose(game_name: str, view: dict[str, Any], rng_seed: int = 0) -> Action:
     """The expert's action for the player's view (see PlayerView), deterministic for
     one view and rng_seed."""
-    found = candidates(game_name, view, rng_seed, SAMPLES[game_name])
+    found = candidates(game_name, view, rng_seed, _parts(game_name).samples)
     if len(found.actions) == 1:
         return found.actions[0]
     return found.actions[_measure(game_name, found)[0]]
 
 
-def par_result(game: Game, final: State) -> tuple[int | None, int | None]:
+def par_result(game: AnyGame, final: State) -> tuple[int | None, int | None]:
     """The par and its tie-break of the expert's run ending in final: (None, None) for a run
     that did not finish, since a tie-break only orders equal scores."""
     score = game.score(final)
@@ -244,7 +237,7 @@ def grade(
 ) -> dict[str, Any] | None:
     """The expected loss of action against the expert's choice in this view; None when
     the view leaves only one distinct choice (no decision)."""
-    found = candidates(game_name, view, rng_seed, SAMPLES[game_name])
+    found = candidates(game_name, view, rng_seed, _parts(game_name).samples)
     if len(found.actions) == 1:
         return None
     chosen = found.keys.index(_key(game_name, found.states[0], action))
@@ -280,7 +273,7 @@ def analyse(
     and the draw). optimum: the seed's (score, tie-break), if already known."""
     started = time.perf_counter()
     game = get_game(game_name)
-    module = _module(game_name)
+    parts = _parts(game_name)
     final = game.replay(seed, actions)  # IllegalAction for a run the rules refuse
     if optimum is None:
         solved = solve(game_name, seed)
@@ -292,8 +285,9 @@ def analyse(
         graded = grade(game_name, view, action, rng_seed)
         if graded is not None:
             decisions.append({"index": index, **graded})
-    run = module.result(final)
-    best = (optimum[0] or 0, optimum[1] if optimum[0] is not None else run[1])
+    run = parts.result(final)
+    # No finishing run: the gap is the run's own points, its tie-break none.
+    best = (0, run[1]) if optimum[0] is None or optimum[1] is None else (optimum[0], optimum[1])
     lost_points = _total(
         [d["loss"]["points"] for d in decisions], [d["loss"]["points_error"] for d in decisions]
     )
@@ -315,6 +309,6 @@ def analyse(
         ),
         "decisions": decisions,
         "rng_seed": rng_seed,
-        "samples": SAMPLES[game_name],
+        "samples": parts.samples,
         "seconds": round(time.perf_counter() - started, 3),
     }

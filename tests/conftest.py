@@ -12,6 +12,7 @@ pytest_plugins = [
     "tests.fixtures.service",
     "tests.fixtures.api",
     "tests.fixtures.queues",
+    "tests.fixtures.browser",
 ]
 
 

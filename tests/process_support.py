@@ -65,7 +65,7 @@ def stop_process(process: subprocess.Popen[bytes], seconds: float = 30) -> None:
         process.wait(seconds)
     except subprocess.TimeoutExpired:
         kill_everything_under(process)
-        pytest.fail(f"{process.args} did not stop within {seconds} s of SIGTERM")
+        pytest.fail(f"{process.args!r} did not stop within {seconds} s of SIGTERM")
 
 
 alive = is_running

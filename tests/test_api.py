@@ -13,7 +13,6 @@ from flask.testing import FlaskClient
 from rq.job import Job
 
 from puzzles import GAMES, get_game
-from puzzles.stakes import stakes
 from service.clock import Clock
 from service.domain import daily
 from service.jobs.jobs import store_solution
@@ -561,7 +560,7 @@ def test_play_shows_the_view_and_legal_actions_after_a_prefix(game_name: str, cl
         assert response.get_json() == {
             "view": game.view(state),
             "legal_actions": game.legal_actions(state),
-            "stakes": stakes(game, state, game.legal_actions(state)),
+            "stakes": game.stakes(state, game.legal_actions(state)),
             "over": game.is_over(state),
             "finished": game.is_finished(state),
             "score": game.score(state),

@@ -17,7 +17,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from puzzles import GAMES, get_game
-from puzzles.stakes import stakes
 from service.clock import Clock
 from service.domain import daily
 from service.operations.redis_server import EmbeddedRedis
@@ -318,7 +317,7 @@ def test_a_run_replays_step_by_step_as_its_player_saw_it(
             "step": step,
             "view": game.view(state),
             "legal_actions": game.legal_actions(state),
-            "stakes": stakes(game, state, game.legal_actions(state)),
+            "stakes": game.stakes(state, game.legal_actions(state)),
             "over": game.is_over(state),
             "finished": game.is_finished(state),
             "score": game.score(state),

@@ -28,9 +28,9 @@ from playwright.sync_api import (
     Browser,
     BrowserContext,
     Page,
+    Response,
     Route,
     expect,
-    sync_playwright,
 )
 from playwright.sync_api import Error as PlaywrightError
 
@@ -52,13 +52,11 @@ from solver.crazy_rally.players import heuristic_actions as crazy_rally_heuristi
 from solver.rallye_raser.players import heuristic_actions
 from tests.api_support import attempt_batches
 from tests.browser_support import (
-    CHROMIUM_ARGS,
     CLICKS,
     CONFIRM_DRIVE,
     LOOPBACK,
     STEP_TIMEOUT_MS,
     PageWatch,
-    chromium_path,
     click_action,
     confirms,
     expect_accessible,
@@ -158,22 +156,6 @@ def solved_daily(site: Site) -> DailyOf:
         return puzzle
 
     return solved
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def watch() -> Iterator[PageWatch]:
-    """Collects what the pages of one test did wrong; the test fails on any of it."""
-    seen = PageWatch()
-    yield seen
-    assert seen.problems == []
 
 
 @pytest.fixture
@@ -714,9 +696,12 @@ def test_writes_from_other_origins_are_refused_and_keep_the_players_cookie(
     same_site = SAME_SITE_FETCHES.replace("ATTACK", json.dumps(attack))
     with live_server(one_page_site(same_site), LOOPBACK) as other_port:
         other = page.context.new_page()
-        other.on(
-            "response", lambda r: r.url.startswith(site.url + "/") and refused.append(r.status)
-        )
+
+        def note_refusal(response: Response) -> None:
+            if response.url.startswith(site.url + "/"):
+                refused.append(response.status)
+
+        other.on("response", note_refusal)
         other.goto(other_port)
         expect(other).to_have_title("sent")
     assert refused == [403, 403, 403]

@@ -6,6 +6,7 @@ Rule numbers are those of docs/rules/rallye-raser.md and docs/rules/crazy-rally.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -19,9 +20,9 @@ from puzzles.rallye_raser.engine import start_state
 from puzzles.rallye_raser.track import CARDS, card_sections
 from puzzles.rng import dice, shuffled
 from service.operations.cli import main
-from solver import expert
 from solver.expert import PlayerView, analyse, choose, par, player_views
 from solver.rallye_raser.players import heuristic_actions
+from solver.registry import KITS
 
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
 
@@ -29,8 +30,9 @@ games = pytest.mark.parametrize("game_name", sorted(GAMES))
 @pytest.fixture
 def few_samples(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fewer sampled states per decision: the same method, at a tenth of the cost."""
-    monkeypatch.setattr(expert, "SAMPLES", {name: 4 for name in expert.SAMPLES})
-    monkeypatch.setattr(expert, "SCREEN_SAMPLES", {name: 2 for name in expert.SAMPLES})
+    for name, kit in list(KITS.items()):
+        fewer = replace(kit.expert, samples=4, screen_samples=2)
+        monkeypatch.setitem(KITS, name, replace(kit, expert=fewer))
 
 
 def run_prefix(game_name: str, seed: str, length: int) -> list[Any]:
@@ -116,8 +118,8 @@ def test_rr5_rr12_the_expert_remembers_the_moves_of_the_round():
 
 
 def legal_in_sample(game_name: str, view: dict[str, Any]) -> list[Any]:
-    module = expert._module(game_name)
-    return get_game(game_name).legal_actions(module.sampled_state(view, "sample"))
+    game = get_game(game_name)
+    return game.legal_actions(game.sample_state(view, view["seen"], "sample"))
 
 
 @games
@@ -127,7 +129,7 @@ def test_sampled_states_show_the_players_view(game_name: str):
     state = game.new_game("views")
     checked = 0
     for view, action in zip(player_views(game_name, "views", actions), actions, strict=False):
-        sampled = expert._module(game_name).sampled_state(view, "sample")
+        sampled = game.sample_state(view, view["seen"], "sample")
         shown = {k: v for k, v in view.items() if k != "seen"}
         assert game.view(sampled) == shown
         assert game.legal_actions(sampled) == game.legal_actions(state)
@@ -276,8 +278,8 @@ def test_rally_analyse_refuses_an_illegal_run_with_exit_2(tmp_path):
 
 def test_unknown_cards_are_drawn_from_the_cards_not_seen():
     view = list(player_views("rallye-raser", "cards", []))[-1]
-    sampled = expert._module("rallye-raser").sampled_state(view, "sample")
-    seen = set(view["seen"]["cards_seen"])
+    sampled = get_game("rallye-raser").sample_state(view, view["seen"], "sample")
+    seen = {entry["id"] for entry in view["seen"]["cards_seen"]}
     undrawn = [entry["id"] for entry in sampled["deck"][2:]]
     assert len(undrawn) == view["cards_remaining"]
     assert not seen & set(undrawn) and set(undrawn) <= set(CARDS)

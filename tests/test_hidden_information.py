@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from puzzles import GAMES, Action, Game, IllegalAction, State
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.rallye_raser.track import LANES
-from puzzles.stakes import stakes
 
 RESAMPLES = 3
 # At the edge of the cards in view a refusal could tell the next card: more resamples there.
@@ -41,7 +40,7 @@ def shown(game: Game, state: State) -> str:
         [
             game.view(state),
             legal,
-            stakes(game, state, legal),
+            game.stakes(state, legal),
             game.is_over(state),
             game.score(state),
             game.tiebreak(state),

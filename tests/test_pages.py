@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from puzzles import GAMES
 from service.web import how_to_play
 from service.web.pages import RULES_DIR, WEB
+from solver.registry import kit_of
 from tests.api_support import over_run
 
 PAGES = [
@@ -90,7 +91,7 @@ def test_how_to_play_draws_example_positions_of_the_engine(client: FlaskClient, 
     states = [
         json.loads(html.unescape(state)) for state in re.findall(r'data-state="([^"]*)"', page)
     ]
-    assert len(states) == len(how_to_play.EXAMPLES[game])
+    assert len(states) == len(kit_of(game).presentation.examples)
     for state in states:
         assert set(state) >= {"view", "legal_actions"} and state["legal_actions"]
     text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
@@ -105,9 +106,9 @@ def test_the_guided_first_game_points_through_the_first_turns_of_a_finishing_lin
     page = client.get(f"/learn/{game}").get_data(as_text=True)
     line = json.loads(html.unescape(re.search(r'data-line="([^"]*)"', page).group(1)))
     assert f'data-seed="{how_to_play.GUIDED_SEED}"' in page
-    turn_end = how_to_play.GOOD_LINES[game][1]
-    assert [a["type"] for a in line].count(turn_end) == how_to_play.GUIDED_TURNS
-    assert line[-1]["type"] == turn_end
+    turn = GAMES[game].turn
+    assert sum(turn.ends(action) for action in line) == how_to_play.GUIDED_TURNS
+    assert turn.ends(line[-1])
     engine = GAMES[game]
     state = engine.replay(how_to_play.GUIDED_SEED, line)
     assert not engine.is_over(state)

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles import IllegalAction, get_game
+from puzzles.base import AnyGame
 from puzzles.playout import random_playout, seeded_chooser
 from puzzles.rallye_raser.engine import (
     GEAR_CHECK,
@@ -20,6 +21,7 @@ from puzzles.rallye_raser.engine import (
     RallyeRaser,
     start_state,
 )
+from puzzles.rallye_raser.states import DeckEntry
 from puzzles.rallye_raser.track import (
     CARDS,
     DEALT_CARDS,
@@ -34,7 +36,9 @@ from puzzles.rallye_raser.track import (
 from puzzles.rng import Stream, dice
 from solver.rallye_raser.players import heuristic_actions
 
-GAME = RallyeRaser()
+# Hand-built positions are plain JSON objects: the engine is driven as the service drives
+# it, through the interface every game shares.
+GAME: AnyGame = RallyeRaser()
 OPEN = ["...", "...", "...", "..."]
 MOVE = {"type": "move"}
 ROLL = {"type": "roll"}
@@ -42,7 +46,7 @@ ROLL = {"type": "roll"}
 
 def track_state(*cards: list[str], **changes) -> dict:
     """A hand-built start on a track of the given cards (no card-data checks)."""
-    deck = [{"id": f"T{i}", "rotated": False} for i in range(len(cards))]
+    deck = [DeckEntry(id=f"T{i}", rotated=False) for i in range(len(cards))]
     return {**start_state("hand", deck, list(cards)), **changes}
 
 

@@ -17,7 +17,7 @@ from PIL import Image
 from puzzles import GAMES, get_game
 from puzzles.crazy_rally.cards import DATA_FILE
 from service.clock import Clock
-from service.domain.share import MARKS, strip
+from service.domain.share import marks, strip
 from service.storage.store import PuzzleRecord, Store
 from service.web.api.common import CACHE_SECONDS
 from solver import solve
@@ -80,7 +80,7 @@ def test_the_share_text_of_todays_daily(game: str, app: Flask, api_store: Store,
         optimum, par = played["score"] + 2, played["score"] - 1
         assert result == f"{played['score']} points · optimum {optimum} · par {par}"
         assert len(share["marks"]) == 14  # one per track card
-    assert symbols == share["strip"] == "".join(MARKS[mark][0] for mark in share["marks"])
+    assert symbols == share["strip"] == "".join(marks()[mark].symbol for mark in share["marks"])
     assert url == share["url"] and url.endswith(f"/runs/{played['run']}")
     assert share["image_url"] == f"{url}/preview.png"
     assert {entry["mark"] for entry in share["legend"]} == set(share["marks"])

@@ -7,14 +7,16 @@ import os
 import subprocess
 import sys
 from functools import cache
+from typing import cast
 
 import pytest
 
 from puzzles import get_game
-from puzzles.rallye_raser.engine import MAX_ROUNDS, start_state
+from puzzles.rallye_raser.engine import MAX_ROUNDS, RallyeRaser, start_state
+from puzzles.rallye_raser.states import DeckEntry, State
 from puzzles.rng import Stream, dice
 from solver import solve
-from solver.core import Optimum
+from solver.kit import Optimum
 from solver.rallye_raser.bound import UNREACHABLE, rounds_bound
 from solver.rallye_raser.players import greedy_actions, heuristic_actions
 from solver.rallye_raser.round import Track, dice_ends
@@ -31,6 +33,7 @@ from solver.rallye_raser.solver import (
 pytestmark = pytest.mark.slow  # these tests take seconds each
 
 GAME = get_game("rallye-raser")
+rallye_raser = RallyeRaser()  # the engine with its own state type
 SEEDS = [f"solver-{i}" for i in range(20)]
 ROUNDS = (2, 5, 9, 14, 20)  # round starts at which the round model is checked
 
@@ -43,7 +46,7 @@ def solved(seed: str):
 # --- the round model against exhaustive play through the engine ----------------
 
 
-def _intra_key(state: dict) -> tuple:
+def _intra_key(state: State) -> tuple:
     route = tuple((d["row"], d["lane"], d["value"]) for d in state["route"])
     return (
         state["phase"],
@@ -59,7 +62,7 @@ def _intra_key(state: dict) -> tuple:
     )
 
 
-def engine_round_results(start: dict) -> set[tuple]:
+def engine_round_results(start: State) -> set[tuple]:
     """Every result of one round, by trying every legal action sequence in the engine."""
     results: set[tuple] = set()
     seen: set[tuple] = set()
@@ -81,18 +84,19 @@ def engine_round_results(start: dict) -> set[tuple]:
     return results
 
 
-def model_round_results(start: dict) -> set[tuple]:
+def model_round_results(start: State) -> set[tuple]:
     key = node_key(start)
     arcs = round_arcs(Track(start["seed"], start), key[:-2], [key[-2:]])
     return {("finish", arc.score) if arc.head is None else arc.head for arc in arcs}
 
 
-def one_row_start(seed: str, **changes) -> dict:
+def one_row_start(seed: str, **changes) -> State:
     """A track of one section: the finish zone lies directly ahead of the car."""
-    return {**start_state(seed, [{"id": "T", "rotated": False}], [["..."]]), **changes}
+    start = start_state(seed, [DeckEntry(id="T", rotated=False)], [["..."]])
+    return cast(State, {**start, **changes})  # changes: some of the state's own fields
 
 
-def round_starts() -> list[dict]:
+def round_starts() -> list[State]:
     """Round-start states met along the heuristic player's runs of a few seeds, and
     hand-made ones next to the finish."""
     starts = []
@@ -175,7 +179,7 @@ def test_a_low_timer_cannot_be_raised_without_a_card_advance():
 def test_no_finishing_run_is_reported_as_none():
     """The last round the safety bound allows, in gear 1 with the upshift banned, two
     sections before the finish: one die cannot reach it."""
-    start = {
+    start: State = {
         **start_state("hand-5", [{"id": "T", "rotated": False}], [["...", "..."]]),
         "round": MAX_ROUNDS,
         "rounds_played": MAX_ROUNDS - 1,
@@ -223,7 +227,7 @@ def test_bound_counts_gear_checks_only_on_card_advance():
 
 @pytest.mark.parametrize("seed", ["bound-4", "bound-5"])
 def test_bound_never_exceeds_the_optimal_round(seed):
-    start = {**GAME.new_game(seed), "timer": 3, "control": 2}
+    start: State = {**rallye_raser.new_game(seed), "timer": 3, "control": 2}
     found = optimum_from(start)
     track = Track(seed, start)
     assert earliest_finish(track, node_key(start), found.optimum) <= -found.tiebreak
@@ -283,8 +287,8 @@ def test_lower_bound_never_cuts_the_optimum(seed, timer, control):
     bound's first horizon), the search without the bound's pruning and without
     dominance finds the same best (score, round) as the solver."""
     cards = [["...", "x.2", "..."], ["..x", "...", ".1.", "x.."]]
-    deck = [{"id": f"T{i}", "rotated": False} for i in range(len(cards))]
-    start = {
+    deck = [DeckEntry(id=f"T{i}", rotated=False) for i in range(len(cards))]
+    start: State = {
         **start_state(seed, deck, cards),
         "round": 31,
         "rounds_played": 30,

@@ -11,7 +11,6 @@ from puzzles import GAMES
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.playout import random_playout, seeded_chooser
 from puzzles.rallye_raser.track import card_index, lane_fits
-from puzzles.stakes import stakes
 
 SEEDS = [f"stakes-{n}" for n in range(12)]
 # The fewest cases of each kind a test checks along a seed's random run (the runs of
@@ -27,7 +26,7 @@ def positions(game_name: str, seed: str) -> list[tuple[Any, list[Any], list[list
     found = []
     for action in actions:
         legal = engine.legal_actions(state)
-        found.append((state, legal, stakes(engine, state, legal)["notes"]))
+        found.append((state, legal, engine.stakes(state, legal)["notes"]))
         state = engine.apply(state, action)
     return found
 
@@ -92,5 +91,5 @@ def test_the_score_now_is_what_a_finish_now_would_score():
     engine = GAMES["rallye-raser"]
     checked = positions("rallye-raser", SEEDS[0])
     for state, _legal, _notes in checked:
-        assert stakes(engine, state, [])["score_now"] == 2 * state["timer"] + state["control"]
+        assert engine.stakes(state, [])["score_now"] == 2 * state["timer"] + state["control"]
     assert len(checked) >= MIN_CHECKED

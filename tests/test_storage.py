@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy
 from alembic import command
@@ -64,7 +65,7 @@ def test_a_new_puzzle_is_recorded_once_as_pending(store: Store):
 
 def test_a_solution_is_stored_once_and_never_overwritten(store: Store):
     puzzle = store.ensure_puzzle("rallye-raser", "s1", "v1")
-    first = {"optimum": 7, "tiebreak": -9, "witness": [{"a": 1}], "proved": True}
+    first: dict[str, Any] = {"optimum": 7, "tiebreak": -9, "witness": [{"a": 1}], "proved": True}
     assert store.record_solution(puzzle.id, **first, solve_seconds=0.5)
     assert not store.record_solution(
         puzzle.id, optimum=3, tiebreak=0, witness=[], proved=False, solve_seconds=1.0

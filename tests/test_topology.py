@@ -328,6 +328,7 @@ def scheduler_under(connection: redis.Redis, worker_pid: int) -> str | None:
     holder = connection.get(RQScheduler.get_locking_key("solve"))
     if holder is None:
         return None
+    assert isinstance(holder, bytes)
     pid = connection.hget(f"rq:scheduler:{holder.decode()}", "pid")
     return holder.decode() if pid and int(pid) in started_under(worker_pid) else None
 

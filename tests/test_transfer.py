@@ -4,6 +4,7 @@ the browser that redeems one."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import redis
 from flask import Flask
@@ -20,7 +21,7 @@ PRACTICE = "transfer-seed"
 
 def practise(client: FlaskClient, name: str | None = None) -> str:
     """Submit a practice run (which gives the client a player); the run's id."""
-    body = {"actions": finished_run(get_game(FINISHING_GAME), PRACTICE)}
+    body: dict[str, Any] = {"actions": finished_run(get_game(FINISHING_GAME), PRACTICE)}
     if name is not None:
         body["name"] = name
     answer = client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{PRACTICE}/runs", json=body)

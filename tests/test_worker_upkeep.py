@@ -47,7 +47,7 @@ def noticing(service_env: Config) -> Iterator[redis.Redis]:
 
 def cut_off(client: redis.Redis, connection: redis.Redis) -> None:
     """Close client's connection from the server's side, as a restarted Redis does."""
-    assert connection.client_kill_filter(_id=client.client_id()) == 1
+    assert connection.client_kill_filter(_id=str(client.client_id())) == 1
 
 
 def test_a_reconnection_is_noticed_once(noticing: redis.Redis, connection: redis.Redis):
@@ -113,7 +113,9 @@ def test_a_worker_takes_over_the_scheduler_of_a_dead_one(
     worker._start_scheduler()
     assert worker.scheduler is not None and worker.runs_scheduler()
     assert connection.get(key) == b"killed"
-    worker.last_cleaned_at = datetime.now(UTC)  # a later round: RQ restarts a dead scheduler
+    # A later round: RQ restarts a dead scheduler (RQ leaves the attribute's type to its
+    # first value, None).
+    worker.last_cleaned_at = datetime.now(UTC)  # type: ignore[assignment]
     try:
         with caplog.at_level(logging.INFO, logger="service"):
             worker.run_maintenance_tasks()
@@ -146,7 +148,7 @@ def test_a_scheduler_that_does_not_stop_is_killed(
     stuck = context.Process(target=deaf_to_sigterm, args=(ready,))
     stuck.start()
     assert ready.wait(30)
-    worker.scheduler._process = stuck
+    worker.scheduler._process = stuck  # type: ignore[assignment]  # RQ's is None until started
     with caplog.at_level(logging.WARNING, logger="service"):
         worker.stop_scheduler()
     assert not stuck.is_alive()

@@ -1,2 +1,2 @@
 """Crazy Rally played solo, a card race: its engine, its card set (data) and turn rules,
-and the stakes of each choice (docs/rules/crazy-rally.md)."""
+the stakes of each choice and the types of its states and views (docs/rules/crazy-rally.md)."""

@@ -7,9 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from puzzles.crazy_rally.states import CardJson, Property, TrackCardJson
+
 DATA_FILE = Path(__file__).with_name("cards.json")
 
-SYMBOL_PROPERTY = {"tyre": "max_speed", "wheel": "manoeuvrability", "nut": "body"}
+SYMBOL_PROPERTY: dict[str, Property] = {
+    "tyre": "max_speed",
+    "wheel": "manoeuvrability",
+    "nut": "body",
+}
 ADJUSTMENT_COLOURS = ("blue", "yellow", "purple")
 EVENT_EFFECTS = ("draw_two", "speed_up", "slow_down")
 
@@ -70,7 +76,7 @@ def adjustments_of(colour: str) -> list[str]:
     return [card.id for card in ADJUSTMENTS.values() if card.colour == colour]
 
 
-def card_json(card_id: str) -> dict[str, Any]:
+def card_json(card_id: str) -> CardJson:
     """The full data of a hand or supply card, as the view shows it."""
     if card_id in EVENTS:
         event = EVENTS[card_id]
@@ -86,7 +92,7 @@ def card_json(card_id: str) -> dict[str, Any]:
     }
 
 
-def track_json(card_id: str) -> dict[str, Any]:
+def track_json(card_id: str) -> TrackCardJson:
     card = TRACK[card_id]
     return {
         "id": card.id,

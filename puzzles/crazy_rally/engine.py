@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from puzzles.base import Action, ActionForms, Game, IllegalAction, State, TiebreakRule
+from puzzles.base import (
+    Action,
+    ActionForms,
+    Game,
+    IllegalAction,
+    Stakes,
+    TiebreakRule,
+    Turn,
+)
 from puzzles.crazy_rally.cards import (
     ADJUSTMENT_COLOURS,
     ADJUSTMENTS,
@@ -23,6 +31,15 @@ from puzzles.crazy_rally.cards import (
     track_json,
 )
 from puzzles.crazy_rally.rules import TurnResult, resolve_turn
+from puzzles.crazy_rally.states import (
+    CardJson,
+    CarSheet,
+    Memory,
+    Outcome,
+    State,
+    TurnReport,
+    View,
+)
 from puzzles.rng import shuffled
 
 START_PROPERTY = 7  # rule CR-2: maximum speed, manoeuvrability and body strength
@@ -70,9 +87,9 @@ def track_order(seed: str) -> list[str]:
     return flags[:FLAG_CARDS_ON_TOP] + shuffled(seed, "track/rest", rest)
 
 
-def apply_symbols(car: dict[str, int], card_id: str) -> dict[str, int]:
+def apply_symbols(car: CarSheet, card_id: str) -> CarSheet:
     """Rule CR-4: each symbol of an applied card raises one property of the car by 1."""
-    car = dict(car)
+    car = car.copy()
     for symbol in ADJUSTMENTS[card_id].symbols:
         car[SYMBOL_PROPERTY[symbol]] += 1
     return car
@@ -82,13 +99,33 @@ def has_adjustment(hand: list[str]) -> bool:
     return any(card in ADJUSTMENTS for card in hand)
 
 
-class CrazyRally(Game):
+def _ids(cards: list[CardJson]) -> list[str]:
+    return [card["id"] for card in cards]
+
+
+def _known_pairs(view: View) -> dict[str, list[str]]:
+    """The pair shown in the setup; the pairs of the other colours are not in view."""
+    shown = view["setup"]["colour"]
+    return {c: _ids(view["setup"]["pair"]) if c == shown else [] for c in ADJUSTMENT_COLOURS}
+
+
+def _known_supply(view: View, memory: Memory) -> list[str]:
+    """The supply's cards, in no order: every card neither in the hand at the start nor
+    drawn since (CR-5, CR-8); none before the race."""
+    if view["phase"] == "setup":
+        return []
+    gone = set(memory["start_hand"]) | set(memory["drawn"])
+    return [card for card in DECK_IDS if card not in gone][: view["supply_size"]]
+
+
+class CrazyRally(Game[State, View, Memory]):
     name = "crazy-rally"
     title = "Crazy Rally"
     rules_version = "cr-2"
     # 3 setup choices + the start of the race + one drive action per track card.
     max_actions = len(ADJUSTMENT_COLOURS) + 1 + TRACK_LENGTH
     action_forms = ACTION_FORMS
+    turn = Turn("turn", ("drive",))  # CR-11: a turn is one drive
 
     # ----- phases and start -------------------------------------------------------------
     def _new_game(self, seed: str) -> State:
@@ -97,7 +134,9 @@ class CrazyRally(Game):
             "phase": "setup",
             "pairs": deal_pairs(seed),
             "applied": [],
-            "car": {name: START_PROPERTY for name in ("max_speed", "manoeuvrability", "body")},
+            "car": CarSheet(
+                max_speed=START_PROPERTY, manoeuvrability=START_PROPERTY, body=START_PROPERTY
+            ),
             "speed": START_SPEED,
             "manoeuvrability": START_PROPERTY,
             "body": START_PROPERTY,
@@ -134,7 +173,7 @@ class CrazyRally(Game):
             )
         kept = pair[1] if action["card"] == pair[0] else pair[0]
         car = apply_symbols(state["car"], action["card"])
-        new = {
+        new: State = {
             **state,
             "applied": [*state["applied"], action["card"]],
             "car": car,
@@ -201,7 +240,7 @@ class CrazyRally(Game):
 
     def _begin_turn(self, state: State) -> State:
         """Rule CR-8: draw one card (and rule CR-9 after it)."""
-        state = dict(state)
+        state = state.copy()
         state["drawn"], state["redrawn"] = self._draw_checked(state, 1)
         return state
 
@@ -223,7 +262,7 @@ class CrazyRally(Game):
             track,
         )
         played = [card_id] + ([event_id] if event_id else [])
-        new = {
+        new: State = {
             **state,
             "hand": [card for card in state["hand"] if card not in played],
             "discard": [*state["discard"], *played],
@@ -265,7 +304,7 @@ class CrazyRally(Game):
         action: dict[str, Any],
         result: TurnResult,
         event_draw: tuple[list[str], list[str]],
-    ) -> dict[str, Any]:
+    ) -> TurnReport:
         """What the last turn did, for the view (the browser explains the turn with it)."""
         return {
             "track": track_json(track_id),
@@ -289,7 +328,7 @@ class CrazyRally(Game):
         if state["body"] <= 0:
             return {**state, "phase": "over", "outcome": "eliminated", "drawn": [], "redrawn": []}
         if state["turn"] == TRACK_LENGTH:
-            outcome = "crashed_last" if result.crashed else "finished"
+            outcome: Outcome = "crashed_last" if result.crashed else "finished"
             return {**state, "phase": "over", "outcome": outcome, "drawn": [], "redrawn": []}
         return self._begin_turn(state)
 
@@ -324,7 +363,14 @@ class CrazyRally(Game):
         return distance + EVENT_BONUS * sum(card in EVENTS for card in state["hand"])
 
     # Rule CR-20: the higher final speed wins a tie.
-    tiebreak_rule = TiebreakRule(counts="final speed", better="higher")
+    tiebreak_rule = TiebreakRule(
+        counts="final speed",
+        better="higher",
+        unit="speed",
+        one="final speed 1",
+        many="final speed {n}",
+        shared=False,
+    )
 
     def tiebreak(self, state: State) -> int:
         """Rule CR-20: the higher final speed wins a tie."""
@@ -354,7 +400,60 @@ class CrazyRally(Game):
         supply = shuffled(sample, "resample/supply", sorted(state["supply"]))
         return {**state, "seed": sample, "supply": supply}
 
-    def view(self, state: State) -> dict[str, Any]:
+    def fresh_memory(self) -> Memory:
+        return {"track": [], "start_hand": [], "drawn": [], "discard": []}
+
+    def remember(self, memory: Memory, action: Action | None, view: View) -> None:
+        """The player remembers the track shown in the test round (CR-7) and every card
+        that came into the hand or went to the discard pile, so the supply's cards are
+        known, not their order (CR-5, CR-8)."""
+        if view["phase"] == "preview" and view["track"] is not None:
+            memory["track"] = [card["id"] for card in view["track"]]
+            memory["start_hand"] = _ids(view["hand"]) + _ids(view["events"])
+        kind = action["type"] if action else None
+        if kind in ("start", "drive"):
+            memory["drawn"] += view["drawn"]
+            memory["discard"] += view["redrawn"]
+        if action is not None and kind == "drive":
+            last = view["last"]
+            assert last is not None, "a drive always reports its turn"
+            played = [action["card"]] + ([action["event"]] if action["event"] else [])
+            memory["drawn"] += last["event_drawn"]
+            memory["discard"] += played + last["event_redrawn"]
+
+    def sample_state(self, view: View, memory: Memory, sample: str) -> State:
+        """What the view and memory show; `resample` draws the rest from sample: the
+        supply's order, and during the setup the pairs still to come and the track."""
+        known: State = {
+            "seed": sample,
+            "phase": view["phase"],
+            "pairs": _known_pairs(view),
+            "applied": _ids(view["setup"]["applied"]),
+            "car": view["car"].copy(),
+            "speed": view["speed"],
+            "manoeuvrability": view["manoeuvrability"],
+            "body": view["body"],
+            "distance": view["distance"],
+            "hand": _ids(view["hand"]) + _ids(view["events"]),
+            "supply": _known_supply(view, memory),
+            "discard": list(memory["discard"]),
+            "reshuffles": 0,
+            "track": list(memory["track"]),
+            "turn": view["turn"],
+            "drawn": list(view["drawn"]),
+            "redrawn": list(view["redrawn"]),
+            "last": view["last"],
+            "outcome": view["outcome"],
+        }
+        return self.resample(known, sample)
+
+    def stakes(self, state: State, legal: list[Action]) -> Stakes:
+        # Imported here: the stakes are worked out with this module's rules.
+        from puzzles.crazy_rally.stakes import stakes
+
+        return stakes(state, legal)
+
+    def view(self, state: State) -> View:
         """Rule CR-21: everything the player may see; the track only during the test round."""
         phase = state["phase"]
         setup_colour = ADJUSTMENT_COLOURS[len(state["applied"])] if phase == "setup" else None
@@ -364,7 +463,7 @@ class CrazyRally(Game):
             "turn": state["turn"],
             "track_length": TRACK_LENGTH,
             "cards_left": TRACK_LENGTH - state["turn"],
-            "car": dict(state["car"]),
+            "car": state["car"].copy(),
             "speed": state["speed"],
             "manoeuvrability": state["manoeuvrability"],
             "body": state["body"],

@@ -9,15 +9,13 @@ player's memory test.
 
 from __future__ import annotations
 
-from typing import Any
-
-from puzzles.base import Action, State
+from puzzles.base import Action, Note, Stakes
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.engine import EVENT_BONUS, apply_symbols
 from puzzles.crazy_rally.rules import speed_after_cards
+from puzzles.crazy_rally.states import Property, State
 
-Note = dict[str, str]
-PROPERTY_NAMES = {
+PROPERTY_NAMES: dict[Property, str] = {
     "max_speed": "maximum speed",
     "manoeuvrability": "manoeuvrability",
     "body": "body",
@@ -25,7 +23,7 @@ PROPERTY_NAMES = {
 
 
 def note(kind: str, text: str) -> Note:
-    return {"kind": kind, "text": text}
+    return Note(kind=kind, text=text)
 
 
 def _setup_notes(state: State, card_id: str) -> list[Note]:
@@ -71,10 +69,10 @@ def action_notes(state: State, action: Action) -> list[Note]:
     return []
 
 
-def stakes(state: State, legal: list[Action]) -> dict[str, Any]:
+def stakes(state: State, legal: list[Action]) -> Stakes:
     """The score if the race finished now (distance plus events kept); each action's notes."""
     kept = sum(card in EVENTS for card in state["hand"])
-    return {
-        "score_now": state["distance"] + EVENT_BONUS * kept,
-        "notes": [action_notes(state, action) for action in legal],
-    }
+    return Stakes(
+        score_now=state["distance"] + EVENT_BONUS * kept,
+        notes=[action_notes(state, action) for action in legal],
+    )

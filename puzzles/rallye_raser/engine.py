@@ -11,7 +11,7 @@ legal_actions, so replaying a run stays fast.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from puzzles.base import (
     Action,
@@ -19,8 +19,21 @@ from puzzles.base import (
     FieldForm,
     Game,
     IllegalAction,
-    State,
+    Stakes,
     TiebreakRule,
+    Turn,
+)
+from puzzles.rallye_raser.states import (
+    CardView,
+    DeckEntry,
+    FieldView,
+    Memory,
+    RoundEvent,
+    RouteDie,
+    Spot,
+    State,
+    Status,
+    View,
 )
 from puzzles.rallye_raser.track import (
     ABSENT,
@@ -42,6 +55,7 @@ MAX_GEAR = 3
 MAX_REROLLS = 2
 TRACK_MAX = 6  # timer and control both range 0..6 (RR-1)
 MAX_ROUNDS = 40  # RR-26: a run not finished after this many rounds ends unfinished
+UNDRAWN = "undrawn"  # a sampled state's deck entry for a card still to draw
 # RR-26: the most actions one round can take: gear 1, roll 1, rerolls 2, route dice 3,
 # reserve 1 (one reservation a round, RR-12), reserve placed or spent 2 (the one
 # carried in and the one reserved this round), control 6 (control never rises
@@ -73,7 +87,7 @@ ACTION_FORMS: ActionForms = {
 }
 
 
-def start_state(seed: str, deck: list[dict[str, Any]], sections: list[list[str]]) -> State:
+def start_state(seed: str, deck: list[DeckEntry], sections: list[list[str]]) -> State:
     """The set-up (RR-1, RR-3): cards laid out, car in lane M of card A's first row."""
     starts = [0]
     for card in sections:
@@ -151,10 +165,12 @@ def _visible_end(state: State) -> int:
     return starts[-1] + FINISH_ROWS
 
 
-def _route_tip(state: State) -> dict[str, Any]:
+def _route_tip(state: State) -> Spot:
     """The field the next route die must be next to: the last placed die, or the car."""
-    tip: dict[str, Any] = state["route"][-1] if state["route"] else state["car"]
-    return tip
+    if state["route"]:
+        last = state["route"][-1]
+        return Spot(row=last["row"], lane=last["lane"])
+    return state["car"]
 
 
 def target_problem(state: State, row: int, lane: str) -> str | None:
@@ -201,7 +217,7 @@ def _without(pool: list[int], die: int) -> list[int]:
     return pool[:die] + pool[die + 1 :]
 
 
-def _changed_step(state: State, step: int, delta: int, rule: str) -> list[dict[str, Any]]:
+def _changed_step(state: State, step: int, delta: int, rule: str) -> list[RouteDie]:
     """The route with die `step` changed by delta, refusing results outside 1..6."""
     if not 0 <= step < len(state["route"]):
         raise _refuse(f"{rule}: no such placed die")
@@ -270,7 +286,7 @@ def _place(state: State, action: Action) -> State:
     value = _require_pool_die(state, action["die"])
     row, lane = action["row"], action["lane"]
     _require_route_room(state, row, lane)
-    placed = {"row": row, "lane": lane, "value": value, "source": "white"}
+    placed = RouteDie(row=row, lane=lane, value=value, source="white")
     return {
         **state,
         "pool": _without(state["pool"], action["die"]),
@@ -311,7 +327,7 @@ def _place_reserve(state: State, action: Action) -> State:
     value = _require_reserve(state)
     row, lane = action["row"], action["lane"]
     _require_route_room(state, row, lane)
-    placed = {"row": row, "lane": lane, "value": value, "source": "reserve"}
+    placed = RouteDie(row=row, lane=lane, value=value, source="reserve")
     return {**state, "reserve": None, "route": [*state["route"], placed]}
 
 
@@ -329,24 +345,33 @@ def _spend_control(state: State, action: Action) -> State:
     return {**state, "control": state["control"] - 1, "route": route}
 
 
-def _drive_route(state: State) -> tuple[dict[str, Any], int, int, list[dict[str, Any]]]:
+def _drive_route(state: State) -> tuple[Spot, int, int, list[RoundEvent]]:
     """Step III: resolve the route in order (RR-16 to RR-18, RR-23).
 
     Returns the car's field, the gear and the timer after moving, and the events.
     """
     car, gear, timer = state["car"], state["gear"], state["timer"]
     finish_row = state["card_starts"][-1]
-    events: list[dict[str, Any]] = []
+    events: list[RoundEvent] = []
     for die in state["route"]:
         limit = limit_of(field(state["track"], car["row"], car["lane"]))
         if limit is not None and gear > limit:
             gear = limit
-            events.append({"type": "gasfuss", **car, "limit": limit})
+            events.append(
+                {"type": "gasfuss", "row": car["row"], "lane": car["lane"], "limit": limit}
+            )
             break
-        car = {"row": die["row"], "lane": die["lane"]}
+        car = Spot(row=die["row"], lane=die["lane"])
         if not lane_fits(die["lane"], die["value"]):
             timer -= 1
-            events.append({"type": "loss_of_control", **car, "value": die["value"]})
+            events.append(
+                {
+                    "type": "loss_of_control",
+                    "row": car["row"],
+                    "lane": car["lane"],
+                    "value": die["value"],
+                }
+            )
             break
         if car["row"] >= finish_row:
             break
@@ -362,7 +387,18 @@ def finish_is_perfect(state: State) -> bool:
     )
 
 
-def _finish(state: State, timer: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+class Outcome(TypedDict, total=False):
+    """What a drive changes beyond the car's field and the round (steps III and IV)."""
+
+    card_a: int
+    gear: int
+    timer: int
+    control: int
+    no_upshift: bool
+    status: Status
+
+
+def _finish(state: State, timer: int, events: list[RoundEvent]) -> Outcome:
     """RR-24: a perfect finish gives timer +1, an unclean one timer -1; step IV is skipped."""
     perfect = finish_is_perfect(state)
     timer = _cap(timer + (1 if perfect else -1))
@@ -373,9 +409,7 @@ def _finish(state: State, timer: int, events: list[dict[str, Any]]) -> dict[str,
 GEAR_CHECK = {3: (1, -1), 2: (-1, 1), 1: (-1, 2)}  # gear -> (timer change, control change)
 
 
-def _round_end(
-    state: State, car: dict[str, Any], gear: int, timer: int, events: list[dict[str, Any]]
-) -> State:
+def _round_end(state: State, car: Spot, gear: int, timer: int, events: list[RoundEvent]) -> Outcome:
     """Step IV: engine damage, then card advance with its gear check (RR-19 to RR-21, RR-26)."""
     damaged = len(state["route"]) < gear
     if damaged:
@@ -391,7 +425,7 @@ def _round_end(
         events.append(
             {"type": "gear_check", "gear": gear, "timer": timer_change, "control": control_change}
         )
-    status = "running"
+    status: Status = "running"
     if timer == 0:
         status = "timer_out"
     elif state["round"] >= MAX_ROUNDS:
@@ -412,7 +446,7 @@ def _move(state: State, action: Action) -> State:
         raise _refuse("RR-8 (reroll): place a die of the latest roll on the road before driving")
     car, gear, timer, events = _drive_route(state)
     if timer == 0:
-        outcome: dict[str, Any] = {"timer": 0, "status": "timer_out"}  # RR-22: ends at once
+        outcome: Outcome = {"timer": 0, "status": "timer_out"}  # RR-22: ends at once
     elif car["row"] >= state["card_starts"][-1]:
         outcome = _finish(state, timer, events)
     else:
@@ -511,14 +545,14 @@ def _dice_actions(state: State) -> list[Action]:
     return actions
 
 
-def _field_view(kind: str, lane: str) -> dict[str, Any]:
+def _field_view(kind: str, lane: str) -> FieldView:
     if kind == ABSENT:
         return {"lane": lane, "kind": "absent", "limit": None}
     limit = limit_of(kind)
     return {"lane": lane, "kind": "road" if limit is None else "limit", "limit": limit}
 
 
-def _card_view(state: State, index: int) -> dict[str, Any] | None:
+def _card_view(state: State, index: int) -> CardView | None:
     """One drawn card as the browser draws it; None past the end of the deck."""
     starts = state["card_starts"]
     if index >= len(starts) - 1:
@@ -549,7 +583,7 @@ def finish_points(state: State) -> int:
     return points
 
 
-class RallyeRaser(Game):
+class RallyeRaser(Game[State, View, Memory]):
     """Rallye Raser played solo on a seeded deck and seeded dice."""
 
     name = "rallye-raser"
@@ -557,6 +591,7 @@ class RallyeRaser(Game):
     rules_version = RULES_VERSION
     max_actions = MAX_ROUNDS * MAX_ACTIONS_PER_ROUND
     action_forms = ACTION_FORMS
+    turn = Turn("round", ("move",))  # RR-4: a round ends with the drive
 
     def _new_game(self, seed: str) -> State:
         deck = deal_deck(seed)
@@ -583,7 +618,14 @@ class RallyeRaser(Game):
         return finish_points(state)
 
     # RR-25: fewer rounds played (the final round counts) win a tie.
-    tiebreak_rule = TiebreakRule(counts="rounds", better="fewer")
+    tiebreak_rule = TiebreakRule(
+        counts="rounds",
+        better="fewer",
+        unit="rounds",
+        one="in 1 round",
+        many="in {n} rounds",
+        shared=True,
+    )
 
     def tiebreak(self, state: State) -> int:
         rounds: int = state["rounds_played"]
@@ -621,7 +663,7 @@ class RallyeRaser(Game):
         unseen = sorted(set(CARDS) - {entry["id"] for entry in shown})
         flips = coin_flips(sample, "resample/rotation", left)
         drawn = shuffled(sample, "resample/deck", unseen)[:left]
-        undrawn = [{"id": i, "rotated": f} for i, f in zip(drawn, flips, strict=True)]
+        undrawn = [DeckEntry(id=i, rotated=f) for i, f in zip(drawn, flips, strict=True)]
         starts: list[int] = state["card_starts"][: len(shown) + 1]
         track = state["track"][: starts[-1]]
         for entry in undrawn:
@@ -636,7 +678,73 @@ class RallyeRaser(Game):
             "card_starts": starts,
         }
 
-    def view(self, state: State) -> dict[str, Any]:
+    def fresh_memory(self) -> Memory:
+        # cards_seen: each card dealt face up so far, as the deck lists it, in deck order.
+        return {"shifted": False, "placed_since_roll": False, "reserved": False, "cards_seen": []}
+
+    def remember(self, memory: Memory, action: Action | None, view: View) -> None:
+        """Three facts of the round are not in the view but the player knows them, having
+        made the moves: whether the gear was changed (RR-5), whether a die of the latest
+        roll is on the road (RR-8) and whether a die was reserved (RR-12). The player also
+        remembers the cards already seen, so the undrawn cards are among the others."""
+        kind = action["type"] if action else None
+        if kind == "gear":
+            memory["shifted"] = True
+        elif kind in ("roll", "reroll"):
+            memory["placed_since_roll"] = False
+        elif kind == "place":
+            memory["placed_since_roll"] = True
+        elif kind == "reserve":
+            memory["reserved"] = True
+        elif kind == "move":
+            memory["shifted"] = memory["placed_since_roll"] = memory["reserved"] = False
+        seen = [entry["id"] for entry in memory["cards_seen"]]
+        for card in (view["card_a"], view["card_b"]):
+            if card is not None and card["id"] not in seen:
+                memory["cards_seen"].append(DeckEntry(id=card["id"], rotated=card["rotated"]))
+                seen.append(card["id"])
+
+    def sample_state(self, view: View, memory: Memory, sample: str) -> State:
+        """The cards seen, in the order they were dealt, then as many cards still to draw
+        as the view counts: `resample` draws those, and the dice to come, from sample."""
+        seen = memory["cards_seen"]
+        shown = view["card_a"]
+        assert shown is not None, "card A lies on the table until the race ends"
+        card_a = next(i for i, entry in enumerate(seen) if entry["id"] == shown["id"])
+        # The cards still to draw hold no section until resample deals them.
+        undrawn = DeckEntry(id=UNDRAWN, rotated=False)
+        deck = [*seen, *[undrawn] * view["cards_remaining"]]
+        sections = [card_sections(entry) if entry["id"] in CARDS else [] for entry in deck]
+        known: State = {
+            **start_state(sample, deck, sections),
+            "card_a": card_a,
+            "round": view["round"],
+            "rounds_played": view["rounds_played"],
+            "status": view["status"],
+            "phase": view["phase"],
+            "gear": view["gear"],
+            "timer": view["timer"],
+            "control": view["control"],
+            "car": view["car"].copy(),
+            "no_upshift": view["no_upshift"],
+            "shifted": memory["shifted"],
+            "rolls": view["rolls"],
+            "placed_since_roll": memory["placed_since_roll"],
+            "reserved_this_round": memory["reserved"],
+            "pool": list(view["pool"]),
+            "reserve": view["reserve"],
+            "route": [die.copy() for die in view["route"]],
+            "last_round": list(view["last_round"]),
+        }
+        return self.resample(known, sample)
+
+    def stakes(self, state: State, legal: list[Action]) -> Stakes:
+        # Imported here: the stakes are worked out with this module's rules.
+        from puzzles.rallye_raser.stakes import stakes
+
+        return stakes(self, state, legal)
+
+    def view(self, state: State) -> View:
         card_a = state["card_a"]
         cards_total = len(state["card_starts"]) - 1
         finish_visible = card_a + 2 >= cards_total

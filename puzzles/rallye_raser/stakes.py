@@ -11,13 +11,11 @@ name no card not yet drawn.
 
 from __future__ import annotations
 
-from typing import Any
-
-from puzzles.base import Action, State
+from puzzles.base import Action, Note, Stakes
 from puzzles.rallye_raser.engine import GEAR_CHECK, RallyeRaser, finish_points
+from puzzles.rallye_raser.states import State
 from puzzles.rallye_raser.track import card_index, field, lane_fits, limit_of
 
-Note = dict[str, str]
 LANE_NAMES = {"L": "left", "M": "middle", "R": "right"}
 
 
@@ -30,7 +28,7 @@ def gear_check_text(gear: int, timer: int, control: int) -> str:
 
 
 def note(kind: str, text: str) -> Note:
-    return {"kind": kind, "text": text}
+    return Note(kind=kind, text=text)
 
 
 def _placement(state: State, row: int, lane: str, value: int) -> list[Note]:
@@ -68,9 +66,9 @@ def _placement(state: State, row: int, lane: str, value: int) -> list[Note]:
 def _finish_note(state: State, row: int, lane: str, value: int) -> Note:
     """RR-24: whether the route, with this die, makes the finish perfect."""
     car_lane = state["car"]["lane"]
-    route = [*state["route"], {"row": row, "lane": lane, "value": value}]
+    route = [*((die["lane"], die["value"]) for die in state["route"]), (lane, value)]
     perfect = len(route) == state["gear"] and all(
-        die["lane"] == car_lane and lane_fits(car_lane, die["value"]) for die in route
+        die_lane == car_lane and lane_fits(car_lane, die_value) for die_lane, die_value in route
     )
     if perfect:
         return note("finish", "finish: a perfect finish, timer +1")
@@ -133,7 +131,9 @@ def action_notes(engine: RallyeRaser, state: State, action: Action) -> list[Note
         value = state["pool"][action["die"]]
         return _placement(state, action["row"], action["lane"], value)
     if kind == "place_reserve":
-        return _placement(state, action["row"], action["lane"], state["reserve"])
+        reserve = state["reserve"]
+        assert reserve is not None, "a reserved die is placed only when there is one"
+        return _placement(state, action["row"], action["lane"], reserve)
     if kind == "control":
         control = state["control"]
         return [note("control", f"spends 1 control ({control} → {control - 1})")]
@@ -151,9 +151,9 @@ def action_notes(engine: RallyeRaser, state: State, action: Action) -> list[Note
     return []
 
 
-def stakes(engine: RallyeRaser, state: State, legal: list[Action]) -> dict[str, Any]:
+def stakes(engine: RallyeRaser, state: State, legal: list[Action]) -> Stakes:
     """The score if the run finished now (2 × timer + control) and each action's notes."""
-    return {
-        "score_now": finish_points(state),
-        "notes": [action_notes(engine, state, action) for action in legal],
-    }
+    return Stakes(
+        score_now=finish_points(state),
+        notes=[action_notes(engine, state, action) for action in legal],
+    )

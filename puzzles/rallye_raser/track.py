@@ -15,6 +15,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
+from puzzles.rallye_raser.states import DeckEntry
 from puzzles.rng import coin_flips, shuffled
 
 LANES = "LMR"
@@ -113,15 +114,15 @@ def deck_problems(cards: list[list[str]]) -> list[str]:
     return sorted(set(problems))
 
 
-def deal_deck(seed: str) -> list[dict[str, Any]]:
+def deal_deck(seed: str) -> list[DeckEntry]:
     """The seed's deck, top first: nine cards of the pool, each card's id and whether it
     lies rotated (RR-3)."""
     order = shuffled(seed, "rallye-raser/deck", sorted(CARDS))[:DEALT_CARDS]
     flips = coin_flips(seed, "rallye-raser/rotation", len(order))
-    return [{"id": card_id, "rotated": flip} for card_id, flip in zip(order, flips, strict=True)]
+    return [DeckEntry(id=card_id, rotated=flip) for card_id, flip in zip(order, flips, strict=True)]
 
 
-def card_sections(entry: dict[str, Any]) -> list[str]:
+def card_sections(entry: DeckEntry) -> list[str]:
     """The sections of a dealt card as they lie on the table."""
     sections = CARDS[entry["id"]]["sections"]
     return rotated(sections) if entry["rotated"] else list(sections)

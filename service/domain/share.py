@@ -1,62 +1,41 @@
 """What a run shares: a spoiler-free strip and the share text, and the facts both come from.
 
-The strip has one mark per track card driven (Crazy Rally) or per round (Rallye Raser),
-saying only how that card or round went: within limits, too fast, too slow or a crash;
-clean, a Gasfuss, a loss of control, engine damage or the finish. It names no card, no
-die and no value, so sharing today's daily gives away nothing of its puzzle. The marks
-come from replaying the run (a millisecond), never from anything the client sends.
+The strip has one mark per turn (a track card driven in Crazy Rally, a round in Rallye
+Raser), saying only how that turn went: within limits, too fast, too slow or a crash;
+clean, a Gasfuss, a loss of control, engine damage or the finish. Each game's marks are
+its kit's (solver.kit.Presentation). A mark names no card, no die and no value, so
+sharing today's daily gives away nothing of its puzzle. The marks come from replaying
+the run (a millisecond), never from anything the client sends.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from puzzles import GAMES
+from solver.kit import Mark
+from solver.registry import KITS, kit_of
 
 SITE = "Rally Daily"
-# Each mark: its symbol in the share text, and its words (the legend, the image's).
-MARKS: dict[str, tuple[str, str]] = {
-    "within_limits": ("🟩", "within limits"),
-    "too_fast": ("🟥", "too fast"),
-    "too_slow": ("🟦", "too slow"),
-    "crash": ("💥", "crash"),
-    "clean": ("🟩", "clean round"),
-    "gasfuss": ("🟨", "Gasfuss"),
-    "loss_of_control": ("🌀", "loss of control"),
-    "engine_damage": ("🔧", "engine damage"),
-    "finish": ("🏁", "finish"),
-}
-# A Rallye Raser round shows its worst event: engine damage, then a loss of control,
-# then a Gasfuss; a round without any is clean.
-ROUND_EVENTS = ("finish", "engine_damage", "loss_of_control", "gasfuss")
 
 
-def _crazy_rally_mark(last: dict[str, Any]) -> str:
-    if last["crashed"]:
-        return "crash"
-    if last["too_fast"]:
-        return "too_fast"
-    return "too_slow" if last["too_slow"] else "within_limits"
-
-
-def _rallye_raser_mark(events: list[dict[str, Any]]) -> str:
-    happened = {event["type"] for event in events}
-    return next((kind for kind in ROUND_EVENTS if kind in happened), "clean")
+def marks() -> Mapping[str, Mark]:
+    """Every game's marks by name (a mark of the same name means the same in any game)."""
+    return {name: mark for kit in KITS.values() for name, mark in kit.presentation.marks.items()}
 
 
 def strip(game_name: str, seed: str, actions: list[Any]) -> list[str]:
-    """The marks of a run of seed: one per track card driven or per round played."""
-    game = GAMES[game_name]
+    """The marks of a run of seed: one per turn played (a track card driven, a round)."""
+    kit = kit_of(game_name)
+    game = kit.engine
     state = game.new_game(seed)
-    marks = []
+    found = []
     for action in actions:
         state = game.apply(state, action)
-        if action["type"] == "drive":
-            marks.append(_crazy_rally_mark(state["last"]))
-        elif action["type"] == "move":
-            marks.append(_rallye_raser_mark(state["last_round"]))
-    return marks
+        if game.turn.ends(action):
+            found.append(kit.presentation.turn_mark(state))
+    return found
 
 
 @dataclass(frozen=True)
@@ -79,10 +58,11 @@ class ShareFacts:
     def title(self) -> str:
         number = f" #{self.number}" if self.number is not None else ""
         practice = " · practice" if self.practice else ""
-        return f"{SITE} · {GAMES[self.game].title}{number}{practice}"
+        return f"{SITE} · {kit_of(self.game).engine.title}{number}{practice}"
 
     def result(self) -> str:
-        """The score against the optimum (and par), with the rounds for Rallye Raser."""
+        """The score against the optimum (and par), with the tie-break where the game's
+        share gives it (Rallye Raser's rounds)."""
         parts = [
             self._points(self.score, self.tiebreak) if self.score is not None else "did not finish"
         ]
@@ -94,14 +74,15 @@ class ShareFacts:
 
     def _points(self, score: int, tiebreak: int | None, unit: bool = True) -> str:
         points = f"{score} points" if unit else str(score)
-        if self.game == "rallye-raser" and tiebreak is not None:
-            rounds = -tiebreak
-            return f"{points} in {rounds} round{'' if rounds == 1 else 's'}"
+        reading = kit_of(self.game).engine.tiebreak_rule
+        if reading.shared and tiebreak is not None:
+            return f"{points} {reading.words(tiebreak)}"
         return points
 
     @property
     def symbols(self) -> str:
-        return "".join(MARKS[mark][0] for mark in self.marks)
+        shown = kit_of(self.game).presentation.marks
+        return "".join(shown[mark].symbol for mark in self.marks)
 
     def text(self) -> str:
         """The share text: title, result, strip, link."""
@@ -109,5 +90,5 @@ class ShareFacts:
 
     def legend(self) -> list[tuple[str, str, str]]:
         """(mark, symbol, words) of each mark the strip uses, in the strip's first order."""
-        seen = dict.fromkeys(self.marks)
-        return [(mark, *MARKS[mark]) for mark in seen]
+        shown = kit_of(self.game).presentation.marks
+        return [(mark, shown[mark].symbol, shown[mark].words) for mark in dict.fromkeys(self.marks)]

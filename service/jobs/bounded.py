@@ -18,7 +18,7 @@ import signal
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 MIB = 1024 * 1024
@@ -54,7 +54,8 @@ def run_bounded(
         raise BoundedCallError(f"over the memory bound of {memory_mib} MiB")
     if kind == "error":
         raise BoundedCallError(value)
-    return value
+    # What the child sent is function's result: what comes through a pipe has no type.
+    return cast(T, value)
 
 
 def _call_in_child(

@@ -29,7 +29,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import signal
@@ -71,6 +70,9 @@ from service.jobs.worker_upkeep import (
     retry_abandoned_job_at_once,
 )
 from service.storage.store import PuzzleRecord, Store
+
+# The solver imports every game's kit, and with them OR-Tools: once, in the worker before
+# it forks, rather than in each job's process.
 from solver import SolveResult, solve
 from solver.expert import analyse, par, par_result
 
@@ -445,7 +447,7 @@ class SolveWorker(Worker):
                 # the others only minutes later: stopped, it is started again below.
                 self.stop_scheduler()
         running = self.runs_scheduler()
-        super().run_maintenance_tasks()
+        super().run_maintenance_tasks()  # type: ignore[no-untyped-call]  # RQ's is unannotated
         if not running and self.runs_scheduler():
             log.info("worker %s runs RQ's scheduler now", self.name)
 
@@ -479,22 +481,13 @@ class SolveWorker(Worker):
         # write raises): the worker then ran on for good. RQ's own flag ends its loop at the
         # next turn all the same.
         self._stop_requested = True
-        super().request_stop(signum, frame)
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # RQ's is unannotated
 
     def get_heartbeat_ttl(self, job: Job) -> int:
         if job.timeout and job.timeout > 0:
             remaining = job.timeout - self.current_job_working_time
             return int(min(remaining, self.job_monitoring_interval)) + self.heartbeat_grace
-        return self.job_monitoring_interval + self.heartbeat_grace
-
-
-def preload_solvers() -> None:
-    """Import every solver, and with it OR-Tools, once in the worker before it forks, so a
-    job process does not import them again for each job (the expert is imported above)."""
-    from solver.core import SOLVER_MODULES
-
-    for module in SOLVER_MODULES.values():
-        importlib.import_module(module)
+        return int(self.job_monitoring_interval) + self.heartbeat_grace
 
 
 def wait_for_redis(connection: redis.Redis) -> None:
@@ -516,7 +509,6 @@ def run_worker(config: Config) -> None:
     RQ's worker quits when Redis goes away in the middle of a job; here a new
     worker takes over as soon as Redis is back, so queued work resumes by itself.
     """
-    preload_solvers()
     connection = noticing_connection(config.redis_url)
     while True:
         wait_for_redis(connection)

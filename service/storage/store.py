@@ -459,6 +459,7 @@ class Store(AttemptStorage):
         """Store the puzzle's par in one statement; False if it had one already (a re-run or
         a second job leaves the first par as it is)."""
         with self._write() as session:
+            # An UPDATE's result is a CursorResult (with rowcount); execute() is typed Result.
             result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
                 update(Puzzle)
                 .where(Puzzle.id == puzzle_id, Puzzle.par_line.is_(None))
@@ -473,6 +474,7 @@ class Store(AttemptStorage):
     def _update_unsolved(self, puzzle_id: int, **values: Any) -> bool:
         """Set values on the puzzle in one statement unless it is solved; True if it was set."""
         with self._write() as session:
+            # An UPDATE's result is a CursorResult (with rowcount); execute() is typed Result.
             result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
                 update(Puzzle)
                 .where(Puzzle.id == puzzle_id, Puzzle.status != "solved")
@@ -734,6 +736,7 @@ class Store(AttemptStorage):
         return PlayerSummary(
             name=name,
             official_runs=[OfficialRun(*row) for row in rows],
+            # The number column allows null (practice puzzles have none), never for a daily.
             attempts=[DayAttempt(*row) for row in attempts],  # type: ignore[arg-type]
         )
 
@@ -774,6 +777,7 @@ class Store(AttemptStorage):
 
     def _settle_analysis(self, run_id: str, **values: Any) -> bool:
         with self._write() as session:
+            # An UPDATE's result is a CursorResult (with rowcount); execute() is typed Result.
             result: CursorResult[Any] = session.execute(  # type: ignore[assignment]
                 update(RunAnalysis)
                 .where(RunAnalysis.run_id == run_id, RunAnalysis.status == "pending")

@@ -133,7 +133,8 @@ class DriverStatement:
         parameters = self._parameters(values)
         with self._cursor(connection, parameters) as cursor:
             cursor.execute(self.sql, parameters)
-            return cursor.rowcount
+            count: int = cursor.rowcount
+            return count
 
 
 @dataclass(frozen=True)

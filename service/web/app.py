@@ -44,7 +44,8 @@ def create_app(config: Config | None = None) -> Flask:
         # The client's address and scheme as the proxies saw them; a client's own
         # X-Forwarded-* headers are ignored, being further left than the proxies' entries.
         proxies = config.trusted_proxies
-        # Flask's documented way to wrap the app in a middleware.
+        # Flask's documented way to wrap the app in a middleware (mypy takes wsgi_app for a
+        # method, which may not be assigned).
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=proxies, x_proto=proxies
         )

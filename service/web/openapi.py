@@ -10,12 +10,17 @@ A body whose schema depends on a path value (a run's length is the game's) is
 declared per value (`PerValue`): the document then gives each value a path of its
 own, the value written in place of the parameter, with its own body schema, since
 no schema of a body can refer to the path it is sent to.
+
+A part of a schema that follows what may change while the process runs (the set of
+registered games) is `Lazy`: it is built when the document or a validator is, and
+built again once the Api's `revision` changes, so the document and the checks follow
+a game registered after the routes were declared.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
@@ -69,23 +74,59 @@ _FLASK_PLACEHOLDER = re.compile(r"<(?:\w+:)?(\w+)>")
 
 
 @dataclass(frozen=True)
+class Lazy:
+    """A part of a schema (or of a message) built from what may change while the process
+    runs: built again whenever the document or a validator is (see `resolved`)."""
+
+    build: Callable[[], Any]
+
+
+def resolved(value: Any) -> Any:
+    """value with every Lazy part in it built, at any depth."""
+    if isinstance(value, Lazy):
+        return resolved(value.build())
+    if isinstance(value, dict):
+        return {key: resolved(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [resolved(item) for item in value]
+    return value
+
+
+class Validators:
+    """Validators of schemas that may hold Lazy parts, each compiled when first used and
+    compiled again once revision() changes."""
+
+    def __init__(self, revision: Callable[[], Hashable]) -> None:
+        self._revision = revision
+        self._compiled_at: Hashable = None
+        self._compiled: dict[Hashable, jsonschema_rs.Validator] = {}
+
+    def of(self, key: Hashable, schema: Schema | Lazy) -> jsonschema_rs.Validator:
+        """The validator of schema (its Lazy parts built when compiled), known by key."""
+        revision = self._revision()
+        if revision != self._compiled_at:
+            self._compiled, self._compiled_at = {}, revision
+        validator = self._compiled.get(key)
+        if validator is None:
+            validator = jsonschema_rs.validator_for(resolved(schema))
+            self._compiled[key] = validator
+        return validator
+
+
+@dataclass(frozen=True)
 class PathParam:
-    """A path parameter: its schema, and the status answered when a value breaks it."""
+    """A path parameter: its schema, and the status answered when a value breaks it (the
+    message may be Lazy)."""
 
     name: str
-    schema: Schema
+    schema: Schema | Lazy
     description: str
     invalid_status: int = 400
-    invalid_message: str = "invalid {name} {value!r}"
-    validator: jsonschema_rs.Validator = field(init=False, repr=False, compare=False)
+    invalid_message: str | Lazy = "invalid {name} {value!r}"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "validator", jsonschema_rs.validator_for(self.schema))
-
-    def check(self, value: str) -> None:
-        if not self.validator.is_valid(value):
-            message = self.invalid_message.format(name=self.name, value=value)
-            raise ApiError(self.invalid_status, message)
+    def refusal(self, value: str) -> ApiError:
+        message = resolved(self.invalid_message).format(name=self.name, value=value)
+        return ApiError(self.invalid_status, message)
 
     def document(self) -> Schema:
         return {
@@ -93,7 +134,7 @@ class PathParam:
             "in": "path",
             "required": True,
             "description": self.description,
-            "schema": self.schema,
+            "schema": resolved(self.schema),
         }
 
 
@@ -134,10 +175,11 @@ class Answer:
 
 @dataclass(frozen=True)
 class PerValue:
-    """A body schema for each value of one path parameter (say each game)."""
+    """A body schema for each value of one path parameter (say each game): bodies is, or
+    builds, {value: schema}."""
 
     param: str
-    bodies: dict[str, Schema]
+    bodies: dict[str, Schema] | Lazy
 
 
 @dataclass(frozen=True)
@@ -162,7 +204,7 @@ class Operation:
             self.path.replace(f"{{{fixed}}}", value): self._entry(
                 f"{self.view_name}_{value.replace('-', '_')}", params, body, body_limit
             )
-            for value, body in self.body.bodies.items()
+            for value, body in resolved(self.body.bodies).items()
         }
 
     def _entry(
@@ -176,7 +218,7 @@ class Operation:
             "operationId": operation_id,
             "summary": self.summary,
             "responses": {
-                str(status): response.document()
+                str(status): resolved(response.document())
                 for status, response in sorted(self.responses.items())
             },
         }
@@ -188,7 +230,7 @@ class Operation:
             entry["requestBody"] = {
                 "description": f"JSON of at most {body_limit} bytes (a larger body is a 413)",
                 "required": True,
-                "content": {"application/json": {"schema": body}},
+                "content": {"application/json": {"schema": resolved(body)}},
             }
         return entry
 
@@ -204,14 +246,25 @@ def _error_responses(statuses: Iterable[int]) -> dict[int, Answer]:
 
 
 class Api:
-    """A blueprint's routes with the schemas they declare, and the document built from them."""
+    """A blueprint's routes with the schemas they declare, and the document built from them.
 
-    def __init__(self, blueprint: Blueprint, *, title: str, version: str, description: str):
+    revision() changes whenever a Lazy part of a schema may build to something else."""
+
+    def __init__(
+        self,
+        blueprint: Blueprint,
+        *,
+        title: str,
+        version: str,
+        description: str,
+        revision: Callable[[], Hashable] = lambda: None,
+    ):
         self.blueprint = blueprint
         self.info = {"title": title, "version": version, "description": description}
         self.schemas: dict[str, Schema] = {"Error": ERROR_SCHEMA}
         self.params: dict[str, PathParam] = {}
         self.operations: list[Operation] = []
+        self.validators = Validators(revision)
 
     def schema(self, name: str, schema: Schema) -> Schema:
         """Register a named schema of the document; returns the reference to it."""
@@ -258,7 +311,7 @@ class Api:
                     responses={**_error_responses(sorted(error_statuses)), **responses},
                 )
             )
-            checked = _checked_view(view, params, body)
+            checked = _checked_view(view, params, body, self.validators)
             self.blueprint.add_url_rule(rule, view.__name__, checked, methods=[method])
             return view
 
@@ -275,32 +328,40 @@ class Api:
             "info": self.info,
             "servers": [{"url": self.blueprint.url_prefix or "/"}],
             "paths": paths,
-            "components": {"schemas": self.schemas},
+            "components": {"schemas": resolved(self.schemas)},
         }
 
 
 def _body_validator(
-    body: Schema | PerValue | None,
+    view_name: str, body: Schema | PerValue | None, validators: Validators
 ) -> Callable[[dict[str, str]], jsonschema_rs.Validator | None]:
     """The validator of a request's body, given its (checked) path values."""
     if body is None:
         return lambda _values: None
     if not isinstance(body, PerValue):
-        validator = jsonschema_rs.validator_for(body)
-        return lambda _values: validator
-    validators = {value: jsonschema_rs.validator_for(one) for value, one in body.bodies.items()}
-    return lambda values: validators[values[body.param]]
+        return lambda _values: validators.of(("body", view_name), body)
+
+    def per_value(values: dict[str, str]) -> jsonschema_rs.Validator:
+        value = values[body.param]
+        return validators.of(("body", view_name, value), Lazy(lambda: resolved(body.bodies)[value]))
+
+    return per_value
 
 
 def _checked_view(
-    view: View, params: tuple[PathParam, ...], body: Schema | PerValue | None
+    view: View,
+    params: tuple[PathParam, ...],
+    body: Schema | PerValue | None,
+    validators: Validators,
 ) -> View:
-    body_validator = _body_validator(body)
+    body_validator = _body_validator(view.__name__, body, validators)
 
     @wraps(view)
     def checked(**values: str) -> Any:
         for param in params:
-            param.check(values[param.name])
+            value = values[param.name]
+            if not validators.of(("param", param.name), param.schema).is_valid(value):
+                raise param.refusal(value)
         validator = body_validator(values)
         if validator is not None:
             values["body"] = read_json_body(validator)

@@ -22,14 +22,16 @@ from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
 from service.domain import daily
-from service.storage.store import RunRecord
+from service.storage.store import RunRecord, Store
 from service.web import api_docs, how_to_play, previews
 from service.web.api.common import api
 from service.web.api.share import share_facts, share_json
+from solver.registry import kit_of
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 WEB = PROJECT_ROOT / "web"
 RULES_DIR = PROJECT_ROOT / "docs" / "rules"
+BOARDS = WEB / "static" / "js" / "boards"
 DATE_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
 MARKDOWN_EXTENSIONS = ["tables", "fenced_code", "toc", "sane_lists"]
 
@@ -42,10 +44,39 @@ blueprint = Blueprint(
 )
 
 
+def board_of(name: str) -> str:
+    """The game's board module under web/static/js/boards: its own, named after it, or the
+    generic board, which draws any game's view as data and its legal actions as buttons."""
+    return name if (BOARDS / f"{name}.js").is_file() else "generic"
+
+
+def game_info(name: str) -> dict[str, Any]:
+    """What the pages' modules need of a game: its title, its board module, what a turn is,
+    how its tie-break reads and its line on the home page (from its kit and engine)."""
+    kit = kit_of(name)
+    reading = kit.engine.tiebreak_rule
+    return {
+        "title": kit.engine.title,
+        "board": board_of(name),
+        "turn": {"name": kit.engine.turn.name, "ends_with": list(kit.engine.turn.ends_with)},
+        "tiebreak": {
+            "one": reading.one,
+            "many": reading.many,
+            "sign": reading.sign,
+            "rule": reading.rule,
+            "heading": reading.heading,
+            "unit": reading.unit,
+        },
+        "blurb": kit.presentation.blurb,
+        "rules": (RULES_DIR / f"{name}.md").is_file(),
+    }
+
+
 @blueprint.app_context_processor
-def game_titles() -> dict[str, Any]:
-    """The games for the site navigation, on every page the app renders."""
-    return {"game_titles": {name: game.title for name, game in sorted(GAMES.items())}}
+def games() -> dict[str, Any]:
+    """The games, for the site navigation and the pages' modules, on every page rendered."""
+    found = {name: game_info(name) for name in sorted(GAMES)}
+    return {"games": found, "game_titles": {name: info["title"] for name, info in found.items()}}
 
 
 def known_game(name: str) -> str:
@@ -110,7 +141,7 @@ RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 def stored_run(run_id: str) -> RunRecord:
     """A stored run; any other id is a page that does not exist."""
-    store = current_app.extensions["rally"].store
+    store: Store = current_app.extensions["rally"].store
     found = store.get_run(run_id) if RUN_ID.fullmatch(run_id) else None
     if found is None:
         abort(404)

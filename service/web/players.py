@@ -67,14 +67,16 @@ _VISIBLE_CATEGORIES = ("L", "N", "P", "S")
 
 
 def _signer() -> Signer:
-    return current_app.extensions[_SIGNER_EXTENSION]
+    signer: Signer = current_app.extensions[_SIGNER_EXTENSION]
+    return signer
 
 
 def current_player_id() -> str | None:
     """The id in the request's cookie, or None when it is absent or its signature is wrong."""
     if "cookie_player_id" not in g:
         g.cookie_player_id = _verified_cookie()
-    return g.cookie_player_id
+    player_id: str | None = g.cookie_player_id
+    return player_id
 
 
 def _verified_cookie() -> str | None:
@@ -114,7 +116,8 @@ def player_id_for_write() -> str:
     if existing is not None:
         return existing
     admit_write()
-    return g.new_player_id
+    player_id: str = g.new_player_id
+    return player_id
 
 
 def hand_over(player_id: str) -> None:

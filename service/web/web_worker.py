@@ -79,7 +79,8 @@ def json_answer(status: int, message: str) -> bytes:
     return (head + "\r\n").encode("latin-1") + body
 
 
-class JsonErrorsGeventWorker(GeventWorker):
+# gunicorn ships no type information, so the type checker sees its classes as Any.
+class JsonErrorsGeventWorker(GeventWorker):  # type: ignore[misc]
     """gunicorn's gevent worker answering what it answers itself in the app's JSON."""
 
     def handle_error(

@@ -42,6 +42,7 @@ from puzzles.crazy_rally.engine import (
     track_order,
 )
 from puzzles.crazy_rally.rules import clamp_to_maximum, resolve_track, resolve_turn
+from puzzles.crazy_rally.states import CarSheet
 
 # ----- card kinds ---------------------------------------------------------------------------
 
@@ -101,7 +102,9 @@ class Race:
     _relaxed: list[dict[tuple[int, int], int]] = field(init=False, repr=False, compare=False)
     _events_before: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _draw_twos_from: tuple[int, ...] = field(init=False, repr=False, compare=False)
-    _bounds: dict[tuple, int] = field(init=False, repr=False, compare=False)
+    _bounds: dict[tuple[int, int, Hand, int, int], int] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         relaxed = _relaxed_table(self.max_speed, self.manoeuvrability, self.track)
@@ -251,7 +254,9 @@ def races(seed: str) -> list[Race]:
     track = tuple(TRACK[c] for c in track_order(seed))
     result = []
     for picks in itertools.product((0, 1), repeat=len(ADJUSTMENT_COLOURS)):
-        car = dict.fromkeys(("max_speed", "manoeuvrability", "body"), START_PROPERTY)
+        car = CarSheet(
+            max_speed=START_PROPERTY, manoeuvrability=START_PROPERTY, body=START_PROPERTY
+        )
         hand = [event]
         applied = []
         for colour, pick in zip(ADJUSTMENT_COLOURS, picks, strict=True):

@@ -11,12 +11,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from puzzles.base import Action, State
-from puzzles.crazy_rally.cards import ADJUSTMENTS, TRACK
+from puzzles.base import Action
+from puzzles.crazy_rally.cards import ADJUSTMENTS, TRACK, TrackCard
 from puzzles.crazy_rally.engine import EVENT_BONUS, CrazyRally
 from puzzles.crazy_rally.rules import resolve_turn
+from puzzles.crazy_rally.states import State, View
 from puzzles.playout import Policy, play_out
 
 GAME = CrazyRally()
@@ -29,7 +28,7 @@ THIN_HAND = 2  # adjustment cards in hand, the played one included
 THIN_HAND_DRAW_VALUE = 4
 
 
-def play(seed: str, policy: Policy) -> list[Action]:
+def play(seed: str, policy: Policy[State]) -> list[Action]:
     return play_out(GAME, GAME.new_game(seed), policy)[1]
 
 
@@ -60,7 +59,7 @@ class HeuristicPlayer:
         if view["phase"] == "setup":
             return max(options, key=lambda a: self._setup_value(a["card"]))
         if view["phase"] == "preview":
-            self.track = [card["id"] for card in view["track"]]
+            self.track = [card["id"] for card in view["track"] or []]
             return options[0]
         return max(options, key=lambda a: self._drive_value(view, a))
 
@@ -69,7 +68,7 @@ class HeuristicPlayer:
         symbols = ADJUSTMENTS[card_id].symbols
         return len(symbols), symbols.count("wheel")
 
-    def _drive_value(self, view: dict[str, Any], action: Action) -> float:
+    def _drive_value(self, view: View, action: Action) -> float:
         events = {card["id"]: card["effect"] for card in view["events"]}
         effect = events.get(action["event"]) if action["event"] else None
         turn = view["turn"]
@@ -94,7 +93,7 @@ class HeuristicPlayer:
         return value
 
     @staticmethod
-    def _approach_penalty(speed: int, upcoming: Any) -> float:
+    def _approach_penalty(speed: int, upcoming: TrackCard) -> float:
         """Arriving far too fast at a white card (or too slow at a red one) costs later."""
         if upcoming.is_minimum:
             return max(0, upcoming.speed - speed - 3)

@@ -32,15 +32,16 @@ from ortools.graph.python import min_cost_flow
 from puzzles.base import Action
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.engine import CrazyRally
-from solver.core import Optimum, SolverError
 from solver.crazy_rally.model import (
     KIND_OF,
+    Hand,
     Move,
     Node,
     Race,
     finish_bonus,
     races,
 )
+from solver.kit import Optimum, SolverError
 
 GAME = CrazyRally()
 TIEBREAK_WEIGHT = 64  # one point of score outweighs any final speed (at most 7 + 9 tyres)
@@ -63,7 +64,7 @@ SOURCE, SINK = "source", "sink"
 
 def keep_undominated(layer: dict[Node, int]) -> dict[Node, int]:
     """Drop a state when one with more or equal body strength has at least its distance."""
-    groups: dict[tuple, list[tuple[int, int, Node]]] = {}
+    groups: dict[tuple[int, int, Hand, int, int], list[tuple[int, int, Node]]] = {}
     for node, distance in layer.items():
         groups.setdefault(node[:5], []).append((node[5], distance, node))
     kept: dict[Node, int] = {}
@@ -214,6 +215,7 @@ def best_run(all_races: list[Race]) -> BestRun | None:
     total, labels = found
     score, tiebreak = divmod(total, TIEBREAK_WEIGHT)
     moves = [label for label, _ in labels[1:-1]]
+    # The path's labels are typed object: the first is the race's index, the rest moves.
     return BestRun(score, tiebreak, labels[0][0], moves)  # type: ignore[arg-type]
 
 

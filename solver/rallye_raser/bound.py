@@ -20,6 +20,7 @@ from puzzles.rallye_raser.track import card_index
 
 UNREACHABLE = 10**6
 Dials = tuple[int, int, int, bool]  # (timer, control, gear, no_upshift)
+Bound = dict[tuple[int, int, int, bool, int], int]  # (*dials, row) -> fewest rounds
 # Every dial setting with the timer above 0 (timer 0 has ended the run).
 DIALS: list[Dials] = [
     (timer, control, gear, ban)
@@ -64,7 +65,7 @@ def _relaxed_rounds(dials: Dials) -> tuple[tuple[int, int, int], ...]:
     )
 
 
-def _best_move(bound: dict, dials: Dials, row: int, cards: list[int]) -> int:
+def _best_move(bound: Bound, dials: Dials, row: int, cards: list[int]) -> int:
     """1 + the fewest relaxed rounds after any relaxed round from (dials, row);
     cards[r] is the deck position of the card holding row r."""
     timer = dials[0]
@@ -82,13 +83,13 @@ def _best_move(bound: dict, dials: Dials, row: int, cards: list[int]) -> int:
 
 
 @lru_cache(maxsize=64)  # per target and card layout; a layout serves many seeds
-def rounds_bound(target: int, starts: tuple[int, ...]) -> dict[tuple, int]:
+def rounds_bound(target: int, starts: tuple[int, ...]) -> Bound:
     """Fewest relaxed rounds (this one included) to finish with >= target points.
 
     starts: each card's first row, then the finish zone's first row. Keyed by
     (timer, control, gear, no_upshift, row) for every row of the track.
     """
-    bound: dict[tuple, int] = {}
+    bound: Bound = {}
     finish = starts[-1]
     cards = [card_index(list(starts), row) for row in range(finish)]
     for row in range(finish - 1, -1, -1):

@@ -1,103 +1,23 @@
-"""What the Rallye Raser expert needs of its game: the player's memory, and states
-that agree with what the player has seen.
-
-The player's view (docs/rules/rallye-raser.md, View) shows the dials, cards A
-and B, the pool and the route. Three facts of the round so far are not in it
-but the player knows them, having made the moves: whether the gear was changed
-(RR-5), whether a die of the latest roll is on the road (RR-8) and whether a die
-was reserved this round (RR-12). The player also remembers the cards already
-driven, so the undrawn cards are among the others of the pool of eighteen.
-
-Everything else is unseen: the future dice (RR-7: fixed by position from the
-seed) and the undrawn cards with their rotation (RR-3). A sampled state draws
-both from a sample string, never from the puzzle's seed.
+"""What the Rallye Raser expert needs of its game beyond the engine: the policy it rolls
+out in states that agree with what the player has seen (the engine's sample_state,
+which draws the future dice and the undrawn cards from a sample string, never from the
+puzzle's seed), and the result of a run.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from puzzles.base import Action, State
+from puzzles.base import Action
 from puzzles.playout import play_out
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, RallyeRaser
-from puzzles.rallye_raser.track import CARDS, card_sections, lane_fits
-from puzzles.rng import coin_flips, shuffled
+from puzzles.rallye_raser.states import RouteDie, Spot, State
+from puzzles.rallye_raser.track import lane_fits
 from solver.rallye_raser.players import heuristic_gear, limit_here, room_for
-from solver.rallye_raser.round import control_cost, nearest_value
+from solver.rallye_raser.round import control_cost, nearest_value, probe_die
 from solver.rallye_raser.solver import control_to
 
 GAME = RallyeRaser()
 # One point of score outweighs any number of rounds (the objective: score, then rounds).
 POINT_WEIGHT = MAX_ROUNDS + 1
-PAST = "past"  # the deck entry standing for the cards already driven
-
-
-def fresh_memory() -> dict[str, Any]:
-    return {"shifted": False, "placed_since_roll": False, "reserved": False, "cards_seen": []}
-
-
-def remember(memory: dict[str, Any], action: Action | None, view: dict[str, Any]) -> None:
-    """Update memory with the player's own action (None at the start) and the view after it."""
-    kind = action["type"] if action else None
-    if kind == "gear":
-        memory["shifted"] = True
-    elif kind in ("roll", "reroll"):
-        memory["placed_since_roll"] = False
-    elif kind == "place":
-        memory["placed_since_roll"] = True
-    elif kind == "reserve":
-        memory["reserved"] = True
-    elif kind == "move":
-        memory.update(shifted=False, placed_since_roll=False, reserved=False)
-    for card in (view["card_a"], view["card_b"]):
-        if card is not None and card["id"] not in memory["cards_seen"]:
-            memory["cards_seen"].append(card["id"])
-
-
-def sampled_state(view: dict[str, Any], sample: str) -> State:
-    """A state with this view and memory: undrawn cards and future dice from sample."""
-    memory = view["seen"]
-    shown = [card for card in (view["card_a"], view["card_b"]) if card is not None]
-    first_row = shown[0]["first_row"]
-    unseen = sorted(set(CARDS) - set(memory["cards_seen"]))
-    count = view["cards_remaining"]
-    drawn_ids = shuffled(sample, "expert/deck", unseen)[:count]
-    flips = coin_flips(sample, "expert/rotation", count)
-    undrawn = [{"id": i, "rotated": f} for i, f in zip(drawn_ids, flips, strict=True)]
-    deck = [{"id": c["id"], "rotated": c["rotated"]} for c in shown] + undrawn
-    sections = [card_sections(entry) for entry in deck]
-    # The rows already driven are never used again (RR-10: never backwards); one
-    # filler card keeps the rows' numbers.
-    if first_row:
-        deck.insert(0, {"id": PAST, "rotated": False})
-        sections.insert(0, ["..."] * first_row)
-    starts = [0]
-    for card in sections:
-        starts.append(starts[-1] + len(card))
-    return {
-        "seed": sample,
-        "deck": deck,
-        "track": [row for card in sections for row in card],
-        "card_starts": starts,
-        "card_a": 1 if first_row else 0,
-        "round": view["round"],
-        "rounds_played": view["rounds_played"],
-        "status": view["status"],
-        "phase": view["phase"],
-        "gear": view["gear"],
-        "timer": view["timer"],
-        "control": view["control"],
-        "car": dict(view["car"]),
-        "no_upshift": view["no_upshift"],
-        "shifted": memory["shifted"],
-        "rolls": view["rolls"],
-        "placed_since_roll": memory["placed_since_roll"],
-        "reserved_this_round": memory["reserved"],
-        "pool": list(view["pool"]),
-        "reserve": view["reserve"],
-        "route": [dict(die) for die in view["route"]],
-        "last_round": list(view["last_round"]),
-    }
 
 
 # ----- the policy the expert rolls out ---------------------------------------------------
@@ -143,11 +63,13 @@ def careful_gear(state: State) -> Action | None:
 
 def _value_of(state: State, action: Action) -> int:
     if action["type"] == "place_reserve":
-        return int(state["reserve"])
+        reserve = state["reserve"]
+        assert reserve is not None, "a reserved die is placed only when there is one"
+        return reserve
     return int(state["pool"][action["die"]])
 
 
-def _tip(state: State) -> dict[str, Any]:
+def _tip(state: State) -> Spot | RouteDie:
     return state["route"][-1] if state["route"] else state["car"]
 
 
@@ -169,7 +91,7 @@ def _sound(state: State, action: Action) -> bool:
     (RR-18)."""
     left = state["gear"] - len(state["route"]) - 1
     limit = limit_here(state, action)
-    route = [*state["route"], {"row": action["row"], "lane": action["lane"]}]
+    route = [*state["route"], probe_die(action["row"], action["lane"])]
     return room_for(state, route, left) and (limit is None or limit >= state["gear"] or left == 0)
 
 

@@ -8,21 +8,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from puzzles.base import Action, State
+from puzzles.base import Action
 from puzzles.playout import play_out
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, TRACK_MAX, RallyeRaser, target_problem
+from puzzles.rallye_raser.states import RouteDie, State
 from puzzles.rallye_raser.track import field as field_kind
 from puzzles.rallye_raser.track import limit_of
-from solver.rallye_raser.round import Track, control_cost, nearest_value
+from solver.rallye_raser.round import Track, control_cost, nearest_value, probe_die
 from solver.rallye_raser.solver import Arc, RoundPlayer, control_to, node_key, round_arcs
 
 GAME = RallyeRaser()
 
 
 # ----- greedy -------------------------------------------------------------------------------
-def _greedy_value(arc: Arc) -> tuple:
+def _greedy_value(arc: Arc) -> tuple[int, int | None, int]:
     """Finish if possible (best score), else get furthest, then keep the most resources."""
     if arc.head is None:
         return (1, arc.score, 0)
@@ -69,13 +71,16 @@ def greedy_actions(seed: str) -> list[Action]:
 PAID_SHIFT_CONTROL = 4  # pay for a two-step shift only with this much control
 
 
-def limit_here(state: State, spot: dict[str, Any]) -> int | None:
+def limit_here(state: State, spot: Mapping[str, Any]) -> int | None:
+    """The speed limit of a field (the car's, a die's, an action's), None for road."""
     return limit_of(field_kind(state["track"], spot["row"], spot["lane"]))
 
 
 def _rows_to_next_card(state: State) -> int:
-    starts = state["card_starts"]
-    return starts[min(state["card_a"] + 1, len(starts) - 1)] - state["car"]["row"]
+    starts: list[int] = state["card_starts"]
+    card_a: int = state["card_a"]
+    row: int = state["car"]["row"]
+    return starts[min(card_a + 1, len(starts) - 1)] - row
 
 
 def _check_gear(state: State) -> int:
@@ -90,8 +95,9 @@ def _check_gear(state: State) -> int:
 def _hurried(state: State) -> bool:
     """Whether the rounds left (RR-26) call for full speed: fewer than two rows
     left per round would not reach the finish."""
-    rows_left = state["card_starts"][-1] - state["car"]["row"]
-    return (MAX_ROUNDS - state["round"] + 1) * 2 < rows_left
+    rows_left: int = state["card_starts"][-1] - state["car"]["row"]
+    round_number: int = state["round"]
+    return (MAX_ROUNDS - round_number + 1) * 2 < rows_left
 
 
 def heuristic_gear(state: State) -> Action | None:
@@ -113,21 +119,21 @@ def heuristic_gear(state: State) -> Action | None:
     return {"type": "gear", "gear": wanted}
 
 
-def room_for(state: State, route: list[dict[str, Any]], steps: int) -> bool:
+def room_for(state: State, route: list[RouteDie], steps: int) -> bool:
     """Whether the route can still grow by steps fields (a dead end costs engine damage)."""
     if steps == 0:
         return True
-    probe = {**state, "route": route}
+    probe: State = {**state, "route": route}
     tip = route[-1] if route else state["car"]
     spots = [(tip["row"] + 1, tip["lane"]), *((tip["row"], side) for side in "LMR")]
     return any(
         target_problem(probe, row, lane) is None
-        and room_for(state, [*route, {"row": row, "lane": lane}], steps - 1)
+        and room_for(state, [*route, probe_die(row, lane)], steps - 1)
         for row, lane in spots
     )
 
 
-def _place_value(state: State, action: Action) -> tuple:
+def _place_value(state: State, action: Action) -> tuple[bool, bool, bool, bool, int]:
     """Prefer a field from which the route can be completed and that the car may
     leave in this gear, then a die that fits or that a control point makes fit
     while control lasts, then going ahead, then the smaller misfit."""
@@ -135,7 +141,7 @@ def _place_value(state: State, action: Action) -> tuple:
     limit = limit_here(state, action)
     left = state["gear"] - len(state["route"]) - 1
     leavable = limit is None or limit >= state["gear"] or left == 0
-    route = [*state["route"], {"row": action["row"], "lane": action["lane"]}]
+    route = [*state["route"], probe_die(action["row"], action["lane"])]
     misfit = control_cost(value, action["lane"], True)
     good = misfit == 0 or (misfit == 1 and _misfit_control(state) < state["control"])
     ahead = action["row"] > (state["route"][-1] if state["route"] else state["car"])["row"]

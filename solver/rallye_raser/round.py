@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
 
-from puzzles.base import State
 from puzzles.rallye_raser.engine import (
     DICE_COUNT,
     GEAR_CHECK,
@@ -35,6 +34,7 @@ from puzzles.rallye_raser.engine import (
     TRACK_MAX,
     target_problem,
 )
+from puzzles.rallye_raser.states import RouteDie, State
 from puzzles.rallye_raser.track import LANES, card_index, lane_fits, limit_of
 from puzzles.rallye_raser.track import field as field_kind
 from puzzles.rng import dice
@@ -83,7 +83,9 @@ def _roll_used(node: DiceNode, length: int, closed: bool) -> bool:
     return placed or not can_place
 
 
-def _dice_moves(node: DiceNode, length: int, closed: bool, rolls: list[tuple[int, ...]]):
+def _dice_moves(
+    node: DiceNode, length: int, closed: bool, rolls: list[tuple[int, ...]]
+) -> Iterator[tuple[tuple[Any, ...], int, DiceNode]]:
     """The dice-phase steps from node towards a route of `length` dice."""
     roll, pool, values, reserve, placed, reserved = node
     used = _roll_used(node, length, closed)
@@ -120,7 +122,7 @@ def dice_ends(
     rolls = [dice(seed, round_number, k) for k in range(MAX_REROLLS + 1)]
     thrown = DICE_COUNT - (reserve is not None)
     start: DiceNode = (0, tuple(sorted(rolls[0][:thrown])), (), reserve, False, False)
-    best: dict[tuple, tuple[int, Recipe]] = {}
+    best: dict[tuple[tuple[int, ...], int | None], tuple[int, Recipe]] = {}
     seen: dict[DiceNode, int] = {}
     stack: list[tuple[DiceNode, int, Recipe]] = [(start, 0, ())]
     while stack:
@@ -159,7 +161,7 @@ class Plan:
 
 def cheapest_plans(ends: list[DiceEnd], lanes: tuple[str, ...]) -> list[Plan]:
     """For each first mismatch (None: all match) and reserve left, the cheapest end."""
-    best: dict[tuple, Plan] = {}
+    best: dict[tuple[int | None, int | None], Plan] = {}
     for end in ends:
         for first_miss, control in plan_costs(end.values, lanes):
             cost = end.cost + control
@@ -185,6 +187,15 @@ class Drive(NamedTuple):
     advanced: bool
 
 
+How = tuple[int, Path, Plan]  # gear chosen, route, dice plan
+# A round start without its dials: (round, row, lane, gear, reserve or 0, no_upshift).
+Family = tuple[int, int, str, int, int, bool]
+Effect = tuple[Drive, int | None]  # a round's drive and the reserve it keeps
+Choices = dict[Effect, tuple[int, How]]  # each effect's least control cost, and how
+# A route: its path, its lanes, whether it is closed, its drive by first mismatch.
+Route = tuple[Path, tuple[str, ...], bool, dict[int | None, Drive]]
+
+
 @dataclass
 class Track:
     """The seed's track, with the caches that depend only on it."""
@@ -192,13 +203,15 @@ class Track:
     seed: str
     state: State  # any state of the seed: track, card_starts and deck
     paths_cache: dict[tuple[Spot, int], list[Path]] = field(default_factory=dict)
-    routes_cache: dict[tuple, list[tuple[Path, tuple, bool, dict]]] = field(default_factory=dict)
-    ends_cache: dict[tuple, list[DiceEnd]] = field(default_factory=dict)
-    choices_cache: dict[tuple, dict[tuple, tuple[int, tuple]]] = field(default_factory=dict)
-    plans_cache: dict[tuple, list[Plan]] = field(default_factory=dict)
+    routes_cache: dict[tuple[Spot, int, int], list[Route]] = field(default_factory=dict)
+    ends_cache: dict[tuple[int, int | None, int, bool], list[DiceEnd]] = field(default_factory=dict)
+    choices_cache: dict[Family, Choices] = field(default_factory=dict)
+    plans_cache: dict[tuple[int, int | None, tuple[str, ...], bool], list[Plan]] = field(
+        default_factory=dict
+    )
 
     def plans(
-        self, round_number: int, reserve: int | None, lanes: tuple, closed: bool
+        self, round_number: int, reserve: int | None, lanes: tuple[str, ...], closed: bool
     ) -> list[Plan]:
         """The cheapest ways the round's dice can drive a route over these lanes;
         closed: no die can be placed beyond the route."""
@@ -210,7 +223,7 @@ class Track:
             self.plans_cache[key] = cheapest_plans(self.ends_cache[ends_key], lanes)
         return self.plans_cache[key]
 
-    def choices(self, family: tuple) -> dict[tuple, tuple[int, tuple]]:
+    def choices(self, family: Family) -> Choices:
         """Per distinct round effect (drive, reserve kept): its least control cost, and how.
 
         family is (round, row, lane, gear, reserve or 0, no_upshift); how is
@@ -220,11 +233,19 @@ class Track:
             self.choices_cache[family] = self._choices(*family)
         return self.choices_cache[family]
 
-    def _choices(self, round_number, row, lane, gear, reserve_key, no_upshift) -> dict:
+    def _choices(
+        self,
+        round_number: int,
+        row: int,
+        lane: str,
+        gear: int,
+        reserve_key: int,
+        no_upshift: bool,
+    ) -> Choices:
         reserve = reserve_key or None
         car = (row, lane)
         card_a = card_index(self.state["card_starts"], row)
-        cheapest: dict[tuple, tuple[int, tuple]] = {}
+        cheapest: Choices = {}
         for chosen, shift_cost in gear_options(gear, TRACK_MAX, no_upshift):
             for path, lanes, closed, drives in self.routes(car, card_a, chosen):
                 for plan in self.plans(round_number, reserve, lanes, closed):
@@ -235,7 +256,7 @@ class Track:
                         cheapest[effect] = (spend, (chosen, path, plan))
         return _without_needless_losses(cheapest)
 
-    def routes(self, car: Spot, card_a: int, gear: int) -> list[tuple[Path, tuple, bool, dict]]:
+    def routes(self, car: Spot, card_a: int, gear: int) -> list[Route]:
         """(path, its lanes, closed, drive by first mismatch) of every route for this
         gear; closed: the route is full or no field is left to extend it (RR-8)."""
         key = (car, card_a, gear)
@@ -286,12 +307,13 @@ class Track:
         return found
 
     def _probe(self, car: Spot, card_a: int, path: Path) -> State:
-        """A state holding just what the engine's target check reads."""
+        """A state holding just what the engine's target check reads: where the car and
+        the route's dice are, not their values."""
         return {
             **self.state,
             "card_a": card_a,
             "car": {"row": car[0], "lane": car[1]},
-            "route": [{"row": row, "lane": lane} for row, lane in path],
+            "route": [probe_die(row, lane) for row, lane in path],
         }
 
     def _drive(self, car: Spot, path: Path, first_miss: int | None, gear: int) -> Drive:
@@ -329,9 +351,9 @@ def _without_loss(drive: Drive) -> Drive:
     return drive._replace(loss=False)
 
 
-def _without_needless_losses(cheapest: dict[tuple, tuple[int, tuple]]) -> dict:
+def _without_needless_losses(cheapest: Choices) -> Choices:
     """Drop a loss of control that costs no less than the same drive without it."""
-    kept = {}
+    kept: Choices = {}
     for (drive, reserve), (spend, how) in cheapest.items():
         if drive.loss:
             twin = cheapest.get((_without_loss(drive), reserve))
@@ -341,12 +363,18 @@ def _without_needless_losses(cheapest: dict[tuple, tuple[int, tuple]]) -> dict:
     return kept
 
 
+def probe_die(row: int, lane: str) -> RouteDie:
+    """A route die for the engine's target check, which reads where it lies, never its
+    value."""
+    return RouteDie(row=row, lane=lane, value=0, source="white")
+
+
 def cap(value: int) -> int:
     return max(0, min(TRACK_MAX, value))
 
 
 @cache
-def settle(drive: Drive, timer: int, control: int, last_round: bool) -> tuple | None:
+def settle(drive: Drive, timer: int, control: int, last_round: bool) -> tuple[str, int, int] | None:
     """Timer and control after moving and step IV; None when the run ends unfinished.
 
     control is what is left after the round's spending; last_round: the round is

@@ -35,13 +35,14 @@ from typing import Any, NamedTuple
 
 from ortools.graph.python import min_cost_flow
 
-from puzzles.base import Action, State
+from puzzles.base import Action
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, TRACK_MAX, RallyeRaser
-from solver.core import Optimum, SolverError
+from puzzles.rallye_raser.states import State
+from solver.kit import Optimum, SolverError
 from solver.rallye_raser.bound import rounds_bound
 from solver.rallye_raser.round import (
+    How,
     Path,
-    Plan,
     Track,
     gear_options,
     nearest_value,
@@ -53,7 +54,6 @@ TOP_SCORE = 3 * TRACK_MAX
 BIG = MAX_ROUNDS + 1  # one point of score outweighs any number of rounds
 Key = tuple[Any, ...]  # (round, row, lane, gear, reserve, no_upshift, timer, control)
 NO_RESERVE = 0  # keys hold 0 for "no die reserved" so that they sort
-How = tuple[int, Path, Plan]  # gear chosen, route, dice plan
 
 
 def node_key(state: State) -> Key:
@@ -217,7 +217,7 @@ def earliest_finish(track: Track, key: Key, target: int = TOP_SCORE) -> int:
     least target points."""
     round_number, row, _, gear, _, no_upshift, timer, control = key
     bound = rounds_bound(target, tuple(track.state["card_starts"]))
-    return round_number - 1 + bound[(timer, control, gear, no_upshift, row)]
+    return int(round_number) - 1 + bound[(timer, control, gear, no_upshift, row)]
 
 
 def _hope_filter(track: Track, horizon: int, target: int) -> Callable[[Key], bool]:
@@ -226,7 +226,7 @@ def _hope_filter(track: Track, horizon: int, target: int) -> Callable[[Key], boo
 
     def hopeful(key: Key) -> bool:
         round_number, row, _, gear, _, no_upshift, timer, control = key
-        return round_number - 1 + bound[(timer, control, gear, no_upshift, row)] <= horizon
+        return int(round_number) - 1 + bound[(timer, control, gear, no_upshift, row)] <= horizon
 
     return hopeful
 
@@ -238,7 +238,7 @@ def finish_score(arc: Arc) -> int:
 
 
 def _finish_cost(arc: Arc) -> int:
-    return (TOP_SCORE - finish_score(arc)) * BIG + arc.tail[0]
+    return (TOP_SCORE - finish_score(arc)) * BIG + int(arc.tail[0])
 
 
 def _best_path(graph: RoundGraph) -> list[Arc]:
@@ -298,7 +298,7 @@ class RoundPlayer:
             self.do(*control_to(index, die["value"], target))
         self.do({"type": "move"})
 
-    def _recipe_step(self, step: tuple, path: Path) -> None:
+    def _recipe_step(self, step: tuple[Any, ...], path: Path) -> None:
         kind, pool = step[0], self.state["pool"]
         if kind == "place":
             target = path[len(self.state["route"])]

@@ -28,7 +28,8 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from puzzles import GAMES, Game, IllegalAction, State
+from puzzles import GAMES, IllegalAction, State
+from puzzles.base import AnyGame
 from service.domain import daily
 from service.storage.store import PuzzleRecord
 from service.storage.store_attempts import (
@@ -249,7 +250,7 @@ def _past_a_revealing_action(index: int) -> ApiError:
     )
 
 
-def _apply_batch(engine: Game, state: State, actions: list[Any]) -> State:
+def _apply_batch(engine: AnyGame, state: State, actions: list[Any]) -> State:
     """The state after actions; 422 naming the index (in this request) of the first action
     refused: an illegal one, or one after an action that reveals something (which is
     then never applied)."""

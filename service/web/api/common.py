@@ -15,17 +15,18 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request
 
-from puzzles import GAMES, Game, IllegalAction, State
+from puzzles import GAMES, IllegalAction, State
+from puzzles.base import AnyGame, Game, S
 from puzzles.rng import SEED_PATTERN
-from puzzles.stakes import stakes
 from service.config import Config
 from service.domain import daily
 from service.storage.cache import BriefCache
 from service.storage.store import PuzzleRecord, Store
 from service.web.action_forms import action_schema
 from service.web.errors import ApiError
-from service.web.openapi import Api, PathParam, PerValue, Schema
+from service.web.openapi import Api, Lazy, PathParam, PerValue, Schema
 from service.web.ratelimit import RateLimiter
+from solver import registry
 
 API_VERSION = "1"
 # How long each process keeps the hottest reads (see service.storage.cache).
@@ -46,6 +47,8 @@ api = Api(
         "scored by the server; a player is an anonymous id in a signed cookie. Every write "
         "needs Content-Type application/json from the same origin."
     ),
+    # The schemas that name the games follow the registry (see `Lazy` below).
+    revision=registry.version,
 )
 
 
@@ -61,46 +64,55 @@ class Services:
 
 
 def services() -> Services:
-    return current_app.extensions["rally"]
+    found: Services = current_app.extensions["rally"]
+    return found
 
 
-# Schemas shared by several resources
+# Schemas shared by several resources. What depends on the games is Lazy: built from the
+# registry when the document or a validator is, so a game registered later is served.
 
-LONGEST_RUN = max((game.max_actions for game in GAMES.values()), default=0)
+LONGEST_RUN = Lazy(lambda: max((game.max_actions for game in GAMES.values()), default=0))
 NULLABLE_INT = {"type": ["integer", "null"]}
 DATE = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
-GAME_NAME = {"type": "string", "enum": sorted(GAMES)}
+GAME_NAME = Lazy(lambda: {"type": "string", "enum": sorted(GAMES)})
 SEED = {"type": "string", "pattern": f"^{SEED_PATTERN.pattern}$"}
 SECRET_SEED = {
     "anyOf": [SEED, {"type": "null"}],
     "description": "Null for a daily until its day is over (00:00 UTC next day)",
 }
 TOKEN_ID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
-ACTION = action_schema()
-# What a tie-break counts in each game, as its engine says (GET /games gives the same).
-TIEBREAKS_IN_WORDS = "; ".join(
-    f"{game.title}: {game.tiebreak_rule.describe()}" for _, game in sorted(GAMES.items())
-)
+ACTION = Lazy(action_schema)
+
+
+def tiebreaks_in_words() -> str:
+    """What a tie-break counts in each game, as its engine says (GET /games gives the same)."""
+    return "; ".join(
+        f"{game.title}: {game.tiebreak_rule.describe()}" for _, game in sorted(GAMES.items())
+    )
 
 
 def tiebreak_field(schema: Schema, what: str) -> Schema:
     """schema with a description: what the field is, then what a tie-break means."""
     return {
         **schema,
-        "description": f"{what}. A tie-break decides between equal scores and is higher when "
-        f"better ({TIEBREAKS_IN_WORDS}; each game's in GET /games)",
+        "description": Lazy(
+            lambda: (
+                f"{what}. A tie-break decides between equal scores and is higher when "
+                f"better ({tiebreaks_in_words()}; each game's in GET /games)"
+            )
+        ),
     }
 
 
 PAR_TIEBREAK = tiebreak_field(NULLABLE_INT, "The par run's tie-break; null when par is")
 
 
-def actions_of(longest: int, description: str) -> Schema:
+def actions_of(longest: int | Lazy, description: str) -> Schema:
     """A list of at most longest actions."""
     return {"type": "array", "maxItems": longest, "items": ACTION, "description": description}
 
 
-def run_actions(game: Game) -> Schema:
+def run_actions(game: AnyGame) -> Schema:
     """The actions of a run of game, from its start: at most its longest run."""
     return actions_of(
         game.max_actions,
@@ -109,9 +121,11 @@ def run_actions(game: Game) -> Schema:
     )
 
 
-def per_game(body: Callable[[Game], Schema]) -> PerValue:
+def per_game(body: Callable[[AnyGame], Schema]) -> PerValue:
     """A body whose schema is the game's (in the path): the document has a path per game."""
-    return PerValue("game", {name: body(game) for name, game in sorted(GAMES.items())})
+    return PerValue(
+        "game", Lazy(lambda: {name: body(game) for name, game in sorted(GAMES.items())})
+    )
 
 
 DISPLAY_NAME = {
@@ -130,7 +144,9 @@ api.path_param(
         GAME_NAME,
         "A game name",
         invalid_status=404,
-        invalid_message=f"unknown game {{value!r}}; known games: {', '.join(sorted(GAMES))}",
+        invalid_message=Lazy(
+            lambda: f"unknown game {{value!r}}; known games: {', '.join(sorted(GAMES))}"
+        ),
     )
 )
 api.path_param(PathParam("seed", SEED, "1 to 64 characters of letters, digits, '_' or '-'"))
@@ -265,7 +281,7 @@ def illegal(error: IllegalAction, index: int) -> ApiError:
     )
 
 
-def replay(game: Game, seed: str, actions: list[Any]) -> State:
+def replay(game: Game[S, Any, Any], seed: str, actions: list[Any]) -> S:
     """The state after actions (no more than the game's longest run: the body's schema
     says so); 422 naming the first illegal one."""
     try:
@@ -274,13 +290,13 @@ def replay(game: Game, seed: str, actions: list[Any]) -> State:
         raise illegal(error, error.index or 0) from None
 
 
-def engine_answer(game: Game, state: State) -> dict[str, Any]:
+def engine_answer(game: AnyGame, state: State) -> dict[str, Any]:
     """What the player sees and may do in state, and what each choice costs."""
     legal = game.legal_actions(state)
     return {
         "view": game.view(state),
         "legal_actions": legal,
-        "stakes": stakes(game, state, legal),
+        "stakes": game.stakes(state, legal),
         "over": game.is_over(state),
         "finished": game.is_finished(state),
         "score": game.score(state),
@@ -349,7 +365,7 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
 
 def puzzle_by_id(puzzle_id: int) -> PuzzleRecord:
     """A stored puzzle (kept a moment: attempts and runs ask for theirs on every request)."""
-    puzzle = services().cache.get(
+    puzzle: PuzzleRecord | None = services().cache.get(
         ("puzzle-id", puzzle_id), lambda: services().store.get_puzzle_by_id(puzzle_id)
     )
     assert puzzle is not None, "attempts and runs keep their puzzle by a foreign key"

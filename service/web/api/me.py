@@ -26,7 +26,7 @@ from service.web.api.common import (
     services,
     tiebreak_field,
 )
-from service.web.openapi import Answer
+from service.web.openapi import Answer, Lazy
 
 NULLABLE_NUMBER = {"type": ["number", "null"]}
 
@@ -133,8 +133,8 @@ ME = api.schema(
             "games": {
                 "type": "object",
                 "description": "Each game's stats, every game listed",
-                "required": sorted(GAMES),
-                "properties": {name: GAME_STATS for name in sorted(GAMES)},
+                "required": Lazy(lambda: sorted(GAMES)),
+                "properties": Lazy(lambda: {name: GAME_STATS for name in sorted(GAMES)}),
                 "additionalProperties": False,
             },
         },

@@ -154,10 +154,11 @@ PAR_LINE_RESPONSES = {
 def find_puzzle(game: str, seed: str) -> PuzzleRecord | None:
     """The stored puzzle of (game, seed) under the current rules (kept a moment)."""
     rules_version = GAMES[game].rules_version
-    return services().cache.get(
+    found: PuzzleRecord | None = services().cache.get(
         ("puzzle", game, seed, rules_version),
         lambda: services().store.get_puzzle(game, seed, rules_version),
     )
+    return found
 
 
 def _no_practice_puzzle(game: str) -> ApiError:

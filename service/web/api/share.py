@@ -7,11 +7,11 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from service.domain.share import MARKS, ShareFacts, strip
+from service.domain.share import ShareFacts, marks, strip
 from service.storage.store import RunRecord
 from service.web.api.common import api, puzzle_by_id, services
 from service.web.errors import ApiError
-from service.web.openapi import Answer
+from service.web.openapi import Answer, Lazy
 
 SHARE = api.schema(
     "Share",
@@ -32,7 +32,7 @@ SHARE = api.schema(
             "strip": {"type": "string", "description": "One symbol per track card or round"},
             "marks": {
                 "type": "array",
-                "items": {"enum": sorted(MARKS)},
+                "items": {"enum": Lazy(lambda: sorted(marks()))},
                 "description": "The strip's marks, in order",
             },
             "legend": {
@@ -41,7 +41,7 @@ SHARE = api.schema(
                     "type": "object",
                     "required": ["mark", "symbol", "words"],
                     "properties": {
-                        "mark": {"enum": sorted(MARKS)},
+                        "mark": {"enum": Lazy(lambda: sorted(marks()))},
                         "symbol": {"type": "string"},
                         "words": {"type": "string"},
                     },

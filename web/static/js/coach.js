@@ -7,7 +7,9 @@
 // par line opens when the optimal line does.
 import { api, puzzleApi } from "./api.js";
 import { clear, countDownTo, h, lineHidden } from "./ui.js";
+import { loadBoard } from "./games.js";
 import { createReplay } from "./replay.js";
+import { tiebreakText, tiebreakUnit } from "./tiebreaks.js";
 
 const page = document.getElementById("result");
 const root = document.getElementById("coach");
@@ -21,13 +23,11 @@ const wait = (ms) => new Promise((done) => { setTimeout(done, ms); });
 const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
 const round1 = (x) => (Math.round(x * 10) / 10).toFixed(1);
 
-// What a tie-break lost counts: Rallye Raser's tie-break is minus the rounds, so losing
-// it is taking more rounds; Crazy Rally's is the final speed.
-const TIEBREAK_UNITS = { "rallye-raser": "rounds", "crazy-rally": "speed" };
-
 // "1.2 ± 0.4 points, 0.8 ± 0.5 rounds" (the tie-break part only when it is not zero).
 function amount(game, pair) {
-  const unit = TIEBREAK_UNITS[game] || "tie-break";
+  // What a tie-break lost counts: Rallye Raser's is minus the rounds, so losing it is
+  // taking more rounds.
+  const unit = tiebreakUnit(game);
   const parts = [`${round1(pair.points)} ± ${round1(pair.points_error)} points`];
   if (Math.abs(pair.tiebreak) >= 0.05 || pair.tiebreak_error >= 0.05) parts.push(`${round1(pair.tiebreak)} ± ${round1(pair.tiebreak_error)} ${unit}`);
   return parts.join(", ");
@@ -37,12 +37,12 @@ function amount(game, pair) {
 const costlier = (a, b) => (b.loss.points - a.loss.points) || (b.loss.tiebreak - a.loss.tiebreak);
 const costs = (decision) => decision.loss.points > 0 || decision.loss.tiebreak > 0;
 
-function showPar(run, boards) {
+function showPar(run) {
   const { puzzle } = run;
   const known = Number.isInteger(puzzle.par);
   document.getElementById("par-score").textContent = known ? puzzle.par : "–";
   let tiebreak = "not computed yet";
-  if (known) tiebreak = boards.tiebreakText(puzzle.par_tiebreak);
+  if (known) tiebreak = tiebreakText(run.game, puzzle.par_tiebreak);
   else if (puzzle.par_computed) tiebreak = "the expert did not finish";
   document.getElementById("par-tiebreak").textContent = tiebreak;
 }
@@ -104,7 +104,9 @@ async function decisionCard(run, boards, decision) {
 
 // The gap is exact (the run against the proven optimum); its parts are estimates.
 function gapText(game, gap) {
-  const unit = TIEBREAK_UNITS[game] || "tie-break";
+  // What a tie-break lost counts: Rallye Raser's is minus the rounds, so losing it is
+  // taking more rounds.
+  const unit = tiebreakUnit(game);
   const tiebreak = gap.tiebreak ? `, ${gap.tiebreak} ${unit}` : "";
   return `${gap.points} ${gap.points === 1 ? "point" : "points"}${tiebreak}`;
 }
@@ -162,8 +164,8 @@ async function showAnalysis(run, boards) {
 async function start() {
   try {
     const run = await api.run(page.dataset.run);
-    const boards = await import(`./boards/${run.game}.js`);
-    showPar(run, boards);
+    const boards = await loadBoard(run.game);
+    showPar(run);
     await Promise.all([showAnalysis(run, boards), showParLine(run, boards)]);
   } catch {
     root.hidden = true; // result.js says why the run cannot be shown

@@ -11,6 +11,7 @@ import {
   dailyKey, forgetActions, recordTestRound, saveActions, saveName, savedActions, savedName,
   seedKey, testRoundSeen,
 } from "./storage.js";
+import { loadBoard } from "./games.js";
 import { tiebreakRule, tiebreakText } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, h, optimumSummary, playUrl, puzzleLabel, rememberFocus, restoreFocus, say, unsay,
@@ -335,10 +336,10 @@ async function start() {
     return;
   }
   session = newSession();
-  const { createBoard } = await import(`./boards/${game}.js`);
-  board = createBoard(root, { interactive: true, onPlay: advance, testRound: dailyTestRound() });
+  const boards = await loadBoard(game);
+  board = boards.createBoard(root, { interactive: true, onPlay: advance, testRound: dailyTestRound() });
   const guidePanel = document.getElementById("guide");
-  if (guidePanel) guide = (await import("./guide.js")).createGuide(guidePanel, root, game);
+  if (guidePanel) guide = (await import("./guide.js")).createGuide(guidePanel, root, boards);
   document.getElementById("submit-form")?.addEventListener("submit", submit);
   document.getElementById("name-form")?.addEventListener("submit", rename);
   const nameInput = document.getElementById("player-name");

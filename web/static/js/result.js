@@ -12,7 +12,8 @@ import { compareLines } from "./compare.js";
 import { createReplay } from "./replay.js";
 import { showShare } from "./share.js";
 import { showStatsPanel } from "./stats.js";
-import { tiebreakHeading, tiebreakRule } from "./tiebreaks.js";
+import { loadBoard } from "./games.js";
+import { tiebreakHeading, tiebreakRule, tiebreakText } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
 } from "./ui.js";
@@ -102,7 +103,7 @@ function place(board, run, mine) {
   return `${mine ? "Your place" : "Place"}: ${placeOf(board, run.score)} of ${runs}.`;
 }
 
-function leaderboardTable(board, boards, game) {
+function leaderboardTable(board, game) {
   const entries = board.entries || [];
   if (!entries.length) return null;
   return h("table", {},
@@ -113,7 +114,7 @@ function leaderboardTable(board, boards, game) {
       h("td", {}, entry.rank),
       h("td", {}, h("a", { href: `/runs/${encodeURIComponent(entry.run_id)}` }, entry.name || "anonymous"),
         entry.tag ? h("span", { class: "name-tag", title: "Another name on this board looks the same: this mark tells the players apart" }, ` #${entry.tag}`) : null),
-      h("td", {}, entry.score), h("td", {}, boards.tiebreakText(entry.tiebreak))))));
+      h("td", {}, entry.score), h("td", {}, tiebreakText(game, entry.tiebreak))))));
 }
 
 // A paragraph saying when today's lines open, kept up to date.
@@ -211,15 +212,15 @@ async function start() {
     const mine = run.yours;
     const [board, boards] = await Promise.all([
       puzzleApi(ref).leaderboard().catch(() => ({})),
-      import(`./boards/${run.game}.js`),
+      loadBoard(run.game),
     ]);
     if (mine) showAsMine(run, puzzle);
     else showAsShared(run);
     text("result-label", puzzle.number ? `Daily ${puzzleLabel(puzzle)}` : `Practice · seed ${run.seed}`);
     text("your-score", run.score ?? "–");
-    text("your-tiebreak", hasScore(run) ? boards.tiebreakText(run.tiebreak) : "did not finish");
+    text("your-tiebreak", hasScore(run) ? tiebreakText(run.game, run.tiebreak) : "did not finish");
     text("optimum-score", optimumText(puzzle));
-    text("optimum-tiebreak", puzzle.status === "solved" && puzzle.optimum !== null ? boards.tiebreakText(puzzle.tiebreak) : "");
+    text("optimum-tiebreak", puzzle.status === "solved" && puzzle.optimum !== null ? tiebreakText(run.game, puzzle.tiebreak) : "");
     text("tiebreak-rule", tiebreakRule(run.game));
     const howTo = document.getElementById("how-to-play");
     howTo.href = `/how-to-play/${encodeURIComponent(run.game)}`;
@@ -228,7 +229,7 @@ async function start() {
     text("official", run.official ? "Official run: it counts on the leaderboard." : "Practice run: only each player's attempt on the day counts on the leaderboard.");
     text("place", place(board, run, mine));
     histogram(board, run, puzzle, mine);
-    const table = leaderboardTable(board, boards, run.game);
+    const table = leaderboardTable(board, run.game);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
     const [runLine, bestLine] = await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
     if (runLine && bestLine) compareLines(document.getElementById("compare"), runLine, bestLine, boards.TURN.name);

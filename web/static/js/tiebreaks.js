@@ -1,23 +1,22 @@
-// How each game's tie-break reads to a person. The API gives it as a number where
-// higher is better: Rallye Raser's is minus the rounds, Crazy Rally's the final speed.
-const READINGS = {
-  "rallye-raser": (tiebreak) => (-tiebreak === 1 ? "in 1 round" : `in ${-tiebreak} rounds`),
-  "crazy-rally": (tiebreak) => `final speed ${tiebreak}`,
-};
+// How each game's tie-break reads to a person, as its engine says it (games.js). The API
+// gives it as a number where higher is better: a game that counts what is better fewer
+// (Rallye Raser's rounds) gives minus it.
+import { gameInfo } from "./games.js";
+
+const reading = (game) => gameInfo(game)?.tiebreak ?? null;
 
 export function tiebreakText(game, tiebreak) {
-  if (tiebreak === null || tiebreak === undefined || !(game in READINGS)) return "";
-  return READINGS[game](tiebreak);
+  const words = reading(game);
+  if (tiebreak === null || tiebreak === undefined || !words) return "";
+  const count = words.sign * tiebreak;
+  return count === 1 ? words.one : words.many.replace("{n}", String(count));
 }
 
-
 // What decides between equal scores, in words: its name and which way is better.
-const RULES = {
-  "rallye-raser": { rule: "Tie-break: rounds, fewer is better.", heading: "Rounds (fewer is better)" },
-  "crazy-rally": { rule: "Tie-break: final speed, higher is better.", heading: "Final speed (higher is better)" },
-};
-
-export const tiebreakRule = (game) => RULES[game]?.rule ?? "";
+export const tiebreakRule = (game) => reading(game)?.rule ?? "";
 
 // The heading of a column of tie-breaks.
-export const tiebreakHeading = (game) => RULES[game]?.heading ?? "Tie-break";
+export const tiebreakHeading = (game) => reading(game)?.heading ?? "Tie-break";
+
+// What an amount of the tie-break is called ("0.8 rounds" lost).
+export const tiebreakUnit = (game) => reading(game)?.unit ?? "tie-break";

@@ -46,9 +46,7 @@ export function unsay() {
   clear(messages());
 }
 
-export const gameTitles = () => JSON.parse(document.body.dataset.games || "{}");
-
-export const gameTitle = (game) => gameTitles()[game] || game;
+export { gameTitle, gameTitles } from "./games.js";
 
 export function puzzleLabel(puzzle) {
   return puzzle && puzzle.number ? `#${puzzle.number} · ${puzzle.date}` : "Practice";

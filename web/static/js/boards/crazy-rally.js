@@ -2,9 +2,6 @@
 // the revealed track card. Offers only the choices found in legal_actions.
 import { legendBox } from "../legend.js";
 import { clear, h, restoreFocus } from "../ui.js";
-import { tiebreakText as describeTiebreak } from "../tiebreaks.js";
-
-export const tiebreakText = (tiebreak) => describeTiebreak("crazy-rally", tiebreak);
 
 const PREVIEW_MS = 1600;
 const SYMBOLS = { tyre: ["◎", "tyre: +1 maximum speed"], wheel: ["✇", "steering wheel: +1 manoeuvrability"], nut: ["⬢", "nut: +1 body strength"] };
@@ -72,8 +69,19 @@ export function describeOutcome(action, before, after) {
   return parts.join("; ");
 }
 
-// A turn ends with the drive: replays step and align by turn.
-export const TURN = { name: "turn", ends: (action) => action.type === "drive" };
+// The guided first game's step: the controls of a move, in the order they are used (as
+// data-focus-key values), and what to do in words.
+export function guideStep(action) {
+  switch (action.type) {
+    case "apply": return [[`apply:${action.card}`],
+      `Fit ${action.card} to the car: its symbols improve the car for the whole race (◎ maximum speed, ✇ manoeuvrability, ⬢ body); the other card of the pair goes to your hand.`];
+    case "start": return [["start"],
+      "Watch the fourteen track cards as they are shown, then start the race. A white card is the highest speed to pass it at, a red one the lowest."];
+    case "drive": return [[`card:${action.card}`, `mode:${action.mode}`, ...(action.event ? [`event:${action.event}`] : []), "drive"],
+      `Choose ${action.card}, then ${action.mode === "accelerate" ? "Accelerate" : "Brake"}${action.event ? `, then the event ${action.event}` : ""}, then Drive. Each card in your hand says the speed it leaves you at.`];
+    default: return [[], ""];
+  }
+}
 
 function symbolList(symbols) {
   return h("ul", { class: "symbols" }, symbols.map((s) =>

@@ -4,13 +4,11 @@
 import { dieFace } from "../dice.js";
 import { legendBox } from "../legend.js";
 import { clear, h, restoreFocus } from "../ui.js";
-import { tiebreakText as describeTiebreak } from "../tiebreaks.js";
-
-export const tiebreakText = (tiebreak) => describeTiebreak("rallye-raser", tiebreak);
 
 const LANES = ["L", "M", "R"];
 const LANE_NAMES = { L: "left", M: "middle", R: "right" };
 const LANE_DICE = { L: "1–2", M: "3–4", R: "5–6" };
+const LANE_DICE_WORDS = { L: "1 or 2", M: "3 or 4", R: "5 or 6" };
 // The notes that warn (a cost), rather than inform.
 const WARNINGS = new Set(["loss_of_control", "gasfuss", "engine_damage", "timer_out"]);
 const STATUS = {
@@ -93,8 +91,29 @@ export function describeOutcome(action, before, after) {
   return parts.join("; ");
 }
 
-// A round ends with the drive: replays step and align by round.
-export const TURN = { name: "round", ends: (action) => action.type === "move" };
+// The guided first game's step: the controls of a move, in the order they are used (as
+// data-focus-key values), and what to do in words. A gear change travels with the roll,
+// so the two are one step.
+export function guideStep(action, view) {
+  switch (action.type) {
+    case "gear": return [[`gear:${action.gear}`, "roll"],
+      `Shift to gear ${action.gear}, then roll: the gear is how many dice your route takes this round (one step up or down is free).`];
+    case "roll": return [["roll"], "Roll the three dice."];
+    case "reroll": return [["reroll"], "Reroll the dice you have not used."];
+    case "place": {
+      const value = view.pool[action.die];
+      return [[`die:${action.die}`, `field:${action.row}:${action.lane}`],
+        `Choose the ${value}, then the field marked + on ${fieldName(action.row, action.lane)}: a ${value} fits the ${LANE_NAMES[action.lane]} lane, which takes ${LANE_DICE_WORDS[action.lane]}.`];
+    }
+    case "reserve": return [[`die:${action.die}`, "reserve-die"], `Choose the ${view.pool[action.die]}, then "Reserve this die": it waits for a later round.`];
+    case "place_reserve": return [["reserve", `field:${action.row}:${action.lane}`], `Choose the reserved die, then the field marked + on ${fieldName(action.row, action.lane)}.`];
+    case "control": return [[`control:${action.step}:${action.delta}`],
+      `Spend 1 control on route die ${action.step + 1} (${action.delta > 0 ? "+1" : "−1"}) so that it fits its lane.`];
+    case "modify": return [[`modify:${action.step}:${action.delta}`], `Spend the reserve on route die ${action.step + 1} so that it fits its lane.`];
+    case "move": return [["move"], "Drive the route: the car follows your dice in order. Every die fits its lane, so nothing is lost."];
+    default: return [[], ""];
+  }
+}
 
 function lastRoundText(event, view) {
   switch (event.type) {
