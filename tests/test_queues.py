@@ -276,14 +276,14 @@ def test_a_solve_over_its_time_bound_fails_and_is_retried_later_at_low_priority(
     assert_retry_scheduled(connection, GAME, puzzle.seed, timedelta(seconds=60))
 
 
-# A worker process as `rally worker` has it: the solvers preloaded, nothing else on its heap.
+# A worker process as `rally worker` has it: the solvers loaded (the kits' registry imports
+# them with service.jobs.jobs), nothing else on its heap.
 # (Forked from this test process instead, a solve could live off the free memory that
 # earlier tests left on the heap, which the bound does not count.)
 FRESH_WORKER = """
 import os, redis
 from service.jobs import jobs
 from service.jobs.queue import solve_queues
-jobs.preload_solvers()
 connection = redis.Redis.from_url(os.environ["REDIS_URL"])
 jobs.SolveWorker(solve_queues(connection), connection=connection, heartbeat=1).work(burst=True)
 """
