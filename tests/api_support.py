@@ -73,6 +73,16 @@ def finished_run(game: Game, seed: str, variant: int = 0) -> list[Any]:
     raise AssertionError(f"no random playout of {game.name}/{seed} finished in 500 tries")
 
 
+def unfinished_run(game: Game, seed: str) -> list[Any]:
+    """The actions of a run of seed that ends without finishing (eliminated), from seeded
+    random playouts."""
+    for attempt in range(500):
+        final, actions = random_playout(game, seed, seeded_chooser(seed, f"dnf/{attempt}"))
+        if not game.is_finished(final):
+            return actions
+    raise AssertionError(f"every random playout of {game.name}/{seed} finished in 500 tries")
+
+
 def todays_daily(store: Store, game_name: str, day: date | None = None) -> PuzzleRecord:
     """The daily puzzle of game for day (today by default), recorded as pending."""
     day = day or daily.today()

@@ -6,8 +6,8 @@ what a character shows. So a request the document allows is refused (400) when:
 - it writes a number with a fraction or an exponent: `2.0` and `1e3` are refused,
   though JSON Schema counts them as the integers 2 and 1000 (tested in
   tests/test_api_errors.py, "an integer written as a fraction");
-- its `name` shows nothing, or holds a character that reorders or hides text, beyond
-  the control characters its pattern excludes (tested in tests/test_attempts.py,
+- a `name` or `display_name` shows nothing, or holds a character that reorders or hides
+  text, beyond the control characters its pattern excludes (tested in tests/test_attempts.py,
   REFUSED_NAMES; service.web.players.name_refusal).
 
 And an action the document allows is refused (422) when the rules refuse it: which
@@ -40,11 +40,19 @@ def holds_a_fraction(value: Any) -> bool:
     return False
 
 
+# The body fields that hold a name: a display name, or a league's.
+NAME_FIELDS = ("name", "display_name")
+
+
 def has_a_refused_name(body: Any) -> bool:
-    name = body.get("name") if isinstance(body, dict) else None
-    if not isinstance(name, str):
+    if not isinstance(body, dict):
         return False
-    return name_refusal(fold_spaces(unicodedata.normalize("NFC", name))) is not None
+    names = [body.get(field) for field in NAME_FIELDS]
+    return any(
+        isinstance(name, str)
+        and name_refusal(fold_spaces(unicodedata.normalize("NFC", name))) is not None
+        for name in names
+    )
 
 
 @schemathesis.hook

@@ -111,6 +111,7 @@ def test_me_lists_the_official_runs_with_their_optimum_and_name(
             }
             for game in sorted(GAMES)
         },
+        "leagues": [],
     }
     puzzle = todays_daily(api_store, FINISHING_GAME, DAY)
     actions = finished_run(get_game(FINISHING_GAME), puzzle.seed)

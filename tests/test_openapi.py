@@ -132,10 +132,10 @@ def test_every_tiebreak_says_what_it_counts_in_each_game(document: dict):
     fields = dict(tiebreak_fields(document["components"]["schemas"]))
     holders = {path.split("/")[1] for path in fields}
     assert holders == {
-        "Analysis", "Attempt", "History", "Leaderboard", "Me", "ParLine", "PlayState",
-        "Puzzle", "Run", "RunStep", "Solution",
+        "Analysis", "Attempt", "History", "LeagueDayStanding", "Leaderboard", "Me", "ParLine",
+        "PlayState", "Puzzle", "Rally", "Run", "RunStep", "Solution",
     }  # fmt: skip
-    assert len(fields) == 15
+    assert len(fields) == 20
     for path, schema in fields.items():
         for game in GAMES.values():
             assert f"{game.title}: {game.tiebreak_rule.describe()}" in schema["description"], path

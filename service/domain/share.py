@@ -88,6 +88,11 @@ class ShareFacts:
         """The share text: title, result, strip, link."""
         return "\n".join([self.title, self.result(), self.symbols, self.url])
 
+    def text_inviting(self, league: str, invite_url: str) -> str:
+        """The share text, then an invitation to a league of the player's: its name and its
+        invite link."""
+        return f"{self.text()}\nJoin my league “{league}” on {SITE}: {invite_url}"
+
     def legend(self) -> list[tuple[str, str, str]]:
         """(mark, symbol, words) of each mark the strip uses, in the strip's first order."""
         shown = kit_of(self.game).presentation.marks

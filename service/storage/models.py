@@ -247,3 +247,55 @@ class RunAnalysis(Base):
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utc_now, onupdate=utc_now
     )
+
+
+class League(Base):
+    """A league of friends: its name, its maker, how many members it has, and its invite.
+
+    The invite token is never stored: it is an HMAC of the league's id and `invite_salt`
+    under RALLY_SECRET_KEY (service.domain.leagues), so the server can show it to members
+    again while a read of the database hands out no usable link; `invite_hash` (its SHA-256)
+    finds the league a token opens. Renewing the invite replaces both."""
+
+    __tablename__ = "leagues"
+    __table_args__ = (UniqueConstraint("invite_hash"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    maker_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    invite_salt: Mapped[str] = mapped_column(String(64))
+    invite_hash: Mapped[str] = mapped_column(String(64))
+    # Kept in the transactions that add and remove members, so that a join checks the cap
+    # (and counts itself) in one conditional update of this row.
+    members: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class LeagueMember(Base):
+    """A player in a league. `member` is what other members know them by (never the player's
+    id, which their cookie carries)."""
+
+    __tablename__ = "league_members"
+    __table_args__ = (
+        UniqueConstraint("league_id", "member"),
+        # A player's leagues, counted against the cap at every join.
+        Index("ix_league_members_player", "player_id", "league_id"),
+    )
+
+    league_id: Mapped[str] = mapped_column(ForeignKey("leagues.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    member: Mapped[str] = mapped_column(String(32))
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
+class Streak(Base):
+    """A player's latest streak at one game: the numbers of its first and last days (a daily's
+    number counts days), extended in the transaction that stores each official run. A league
+    reads its members' current streaks here, one row each, rather than from every run."""
+
+    __tablename__ = "streaks"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    first_number: Mapped[int] = mapped_column(Integer)
+    last_number: Mapped[int] = mapped_column(Integer)

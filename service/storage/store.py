@@ -59,6 +59,7 @@ from service.storage.models import (
 )
 from service.storage.store_attempts import AttemptStorage
 from service.storage.store_statements import prepared
+from service.storage.streaks import record_day_statement
 
 # Execution option that marks a connection as opened for writing (SQLite: BEGIN IMMEDIATE).
 _WRITE_OPTION = "rally_write"
@@ -320,6 +321,7 @@ class Store(AttemptStorage):
         self._writing = sessionmaker(self._write_engine, expire_on_commit=False)
         self._insert = _INSERT_BY_DIALECT[self.engine.dialect.name]
         self._sql = prepared(self._insert, self.engine.dialect)
+        self._count_streak_day = record_day_statement(self._insert, self.engine.dialect)
         self._locks_rows = self.engine.dialect.name == "postgresql"
         self.kept_standings: BriefCache[Standings] = BriefCache(STANDINGS_SECONDS, STANDINGS_KEPT)
 
@@ -578,9 +580,10 @@ class Store(AttemptStorage):
     ) -> RunRecord:
         """A new run under its player's current name, official if asked and the player's
         first official run of the puzzle, counted in its puzzle's standings in the same
-        transaction: its player if this is their first run of the puzzle, its score if it is
-        official. The player must be stored and locked already (_upsert_player, which says
-        whether they are new: a new player's runs need not be looked for)."""
+        transaction: its player if this is their first run of the puzzle, its score and its
+        day in its player's streak (service.storage.streaks) if it is official. The player
+        must be stored and locked already (_upsert_player, which says whether they are new:
+        a new player's runs need not be looked for)."""
         puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
         earlier = (
             NO_EARLIER_RUNS
@@ -604,6 +607,7 @@ class Store(AttemptStorage):
             self._sql.count_score.run(
                 connection, {"puzzle_id": fields["puzzle_id"], "score": fields["score"]}
             )
+            self._count_streak_day.run(connection, puzzle_and_player)
         return RunRecord(**values, display_name=name)
 
     def _standings_changed(self, puzzle_id: int) -> None:

@@ -14,8 +14,10 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
 from service.jobs.queue import web_connection
+from service.storage.leagues import LeagueRepository
+from service.storage.rally import RallyQuery
 from service.storage.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, DatabaseBusy, Store
-from service.web import pages, players, same_origin, security
+from service.web import league_pages, pages, players, same_origin, security
 from service.web.api import API_PREFIX, Services
 from service.web.api import blueprint as api_blueprint
 from service.web.errors import ApiError
@@ -30,9 +32,12 @@ def create_app(config: Config | None = None) -> Flask:
     # No SECRET_KEY: the service keeps nothing in Flask's session, which would otherwise
     # build a signing serializer on every request. RALLY_SECRET_KEY signs player cookies.
     app.config.update(MAX_CONTENT_LENGTH=config.max_body_bytes)
+    store = Store(config.database_url)
     app.extensions["rally"] = Services(
         config=config,
-        store=Store(config.database_url),
+        store=store,
+        leagues=LeagueRepository(store),
+        rallies=RallyQuery(store),
         limiter=RateLimiter(
             web_connection(config.redis_url),
             writes_per_minute=config.writes_per_minute,
@@ -57,6 +62,7 @@ def create_app(config: Config | None = None) -> Flask:
     security.init_app(app)
     app.register_blueprint(api_blueprint)
     app.register_blueprint(pages.blueprint)
+    app.register_blueprint(league_pages.blueprint)
     app.register_blueprint(health_blueprint)
     return app
 

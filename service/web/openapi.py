@@ -26,7 +26,7 @@ from functools import wraps
 from typing import Any
 
 import jsonschema_rs
-from flask import Blueprint
+from flask import Blueprint, request
 
 from service.web.errors import ApiError
 from service.web.json_body import MAX_BODY_DEPTH, read_json_body
@@ -38,11 +38,13 @@ ERROR_DESCRIPTIONS = {
     400: f"Bad input: malformed JSON (or nested over {MAX_BODY_DEPTH} levels), a number that is "
     "not an integer, a string that is not Unicode text, a value of the wrong type or shape "
     "(an action's included), an invalid seed",
-    403: "Refused: a write that is not JSON or not from this site, or a line of play on a "
+    403: "Refused: a write that is not JSON or not from this site, a line of play on a "
     "daily whose day is not over (whoever asks: `line_opens_at` and Retry-After say when it "
-    "opens)",
-    404: "No such game, puzzle, daily, attempt or run (or not yours, or not public yet)",
-    409: "Conflict: the answer says the current state (an attempt's, or that the daily is over)",
+    "opens), or what only a league's maker may do",
+    404: "No such game, puzzle, daily, attempt, run, league, invite or member (or not yours, "
+    "or not public yet: a league is shown to its members only)",
+    409: "Conflict: the answer says the current state (an attempt's, or that the daily is "
+    "over), or a cap is reached (a league's members, a player's leagues)",
     413: "The request body is larger than the documented limit",
     422: "An illegal run: the answer names the action index and the rule broken",
     429: "Too many requests: wait the number of seconds in Retry-After",
@@ -139,6 +141,14 @@ class PathParam:
 
 
 @dataclass(frozen=True)
+class QueryParam(PathParam):
+    """An optional parameter of the query string, checked like a path parameter when given."""
+
+    def document(self) -> Schema:
+        return {**super().document(), "in": "query", "required": False}
+
+
+@dataclass(frozen=True)
 class Link:
     """An operation the answer leads to, with its parameters taken from the answer or the
     request (OpenAPI runtime expressions): clients and testing tools follow it."""
@@ -190,6 +200,7 @@ class Operation:
     summary: str
     description: str
     params: tuple[PathParam, ...]
+    query: tuple[QueryParam, ...]
     body: Schema | PerValue | None
     responses: dict[int, Answer]
 
@@ -224,8 +235,8 @@ class Operation:
         }
         if self.description:
             entry["description"] = self.description
-        if params:
-            entry["parameters"] = [param.document() for param in params]
+        if params or self.query:
+            entry["parameters"] = [param.document() for param in (*params, *self.query)]
         if body is not None:
             entry["requestBody"] = {
                 "description": f"JSON of at most {body_limit} bytes (a larger body is a 413)",
@@ -283,17 +294,21 @@ class Api:
         responses: dict[int, Answer],
         body: Schema | PerValue | None = None,
         errors: Iterable[int] = (),
+        query: Iterable[QueryParam] = (),
     ) -> Callable[[View], View]:
         """Register a view for (rule, method) with what it accepts and answers.
 
         Path values are checked against their parameter's schema and a declared body
-        is read, validated and passed to the view as `body`.
+        is read, validated and passed to the view as `body`. A declared query parameter is
+        checked when given and passed to the view by name (None when not given).
         """
         params = tuple(self.params[name] for name in _FLASK_PLACEHOLDER.findall(rule))
+        queried = tuple(query)
         if isinstance(body, PerValue):
             assert body.param in (param.name for param in params), f"{rule} has no {body.param}"
         # A route that reads or writes the database may find it locked: a 503 to retry.
-        error_statuses = set(errors) | {param.invalid_status for param in params} | {503}
+        checked_params = (*params, *queried)
+        error_statuses = set(errors) | {param.invalid_status for param in checked_params} | {503}
         if body is not None:
             # Every write: a malformed body, a body not JSON or not same-origin, a body too big.
             error_statuses |= {400, 403, 413}
@@ -307,11 +322,12 @@ class Api:
                     summary=summary,
                     description=(view.__doc__ or "").strip(),
                     params=params,
+                    query=queried,
                     body=body,
                     responses={**_error_responses(sorted(error_statuses)), **responses},
                 )
             )
-            checked = _checked_view(view, params, body, self.validators)
+            checked = _checked_view(view, params, queried, body, self.validators)
             self.blueprint.add_url_rule(rule, view.__name__, checked, methods=[method])
             return view
 
@@ -348,20 +364,30 @@ def _body_validator(
     return per_value
 
 
+def _check_param(param: PathParam, value: str, validators: Validators) -> None:
+    """Refuse a path or query value its parameter's schema does not allow."""
+    if not validators.of(("param", param.name), param.schema).is_valid(value):
+        raise param.refusal(value)
+
+
 def _checked_view(
     view: View,
     params: tuple[PathParam, ...],
+    query: tuple[QueryParam, ...],
     body: Schema | PerValue | None,
     validators: Validators,
 ) -> View:
     body_validator = _body_validator(view.__name__, body, validators)
 
     @wraps(view)
-    def checked(**values: str) -> Any:
+    def checked(**values: Any) -> Any:
         for param in params:
-            value = values[param.name]
-            if not validators.of(("param", param.name), param.schema).is_valid(value):
-                raise param.refusal(value)
+            _check_param(param, values[param.name], validators)
+        for param in query:
+            given = request.args.get(param.name)
+            if given is not None:
+                _check_param(param, given, validators)
+            values[param.name] = given
         validator = body_validator(values)
         if validator is not None:
             values["body"] = read_json_body(validator)

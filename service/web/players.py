@@ -174,15 +174,15 @@ def fold_spaces(name: str) -> str:
     return _SPACES.sub(" ", name).strip(" ")
 
 
-def clean_display_name(raw: str | None) -> str | None:
+def clean_display_name(raw: str | None, field: str = "name") -> str | None:
     """The name in Unicode NFC with its spaces folded, or ApiError 400 saying why it is
-    refused (name_refusal)."""
+    refused (name_refusal), naming the body's field it came in."""
     if raw is None:
         return None
     name = fold_spaces(unicodedata.normalize("NFC", raw))
     refusal = name_refusal(name)
     if refusal is not None:
-        raise ApiError(400, f"name: {refusal}")
+        raise ApiError(400, f"{field}: {refusal}")
     return name
 
 

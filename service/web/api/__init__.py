@@ -1,6 +1,7 @@
 """The JSON API under /api/v1, one module per resource: dailies, attempts, puzzles, runs,
 play, their analyses, a run's share (share), the caller's own history (me),
-transfer links (transfer) and the API's description of itself (meta). Shared parts
+transfer links (transfer), leagues of friends (leagues), the weekend rally of Crazy Rally
+(rallies) and the API's description of itself (meta). Shared parts
 live in common.
 
 Runs are replayed and scored here, never taken from the client. Each route
@@ -12,10 +13,12 @@ from service.web.api import (
     analyses,
     attempts,
     dailies,
+    leagues,
     me,
     meta,
     play,
     puzzles,
+    rallies,
     runs,
     share,
     transfer,
@@ -30,10 +33,12 @@ __all__ = [
     "attempts",
     "blueprint",
     "dailies",
+    "leagues",
     "me",
     "meta",
     "play",
     "puzzles",
+    "rallies",
     "runs",
     "share",
     "transfer",

@@ -21,6 +21,8 @@ from puzzles.rng import SEED_PATTERN
 from service.config import Config
 from service.domain import daily
 from service.storage.cache import BriefCache
+from service.storage.leagues import LeagueRepository
+from service.storage.rally import RallyQuery
 from service.storage.store import PuzzleRecord, Store
 from service.web.action_forms import action_schema
 from service.web.errors import ApiError
@@ -59,6 +61,8 @@ class Services:
     config: Config
     store: Store
     limiter: RateLimiter
+    leagues: LeagueRepository
+    rallies: RallyQuery
     # Today's dailies and puzzle records, which change once (when solved): kept a second.
     cache: BriefCache[Any] = field(default_factory=lambda: BriefCache(CACHE_SECONDS, 4096))
 

@@ -75,7 +75,7 @@ ME = api.schema(
     "Me",
     {
         "type": "object",
-        "required": ["name", "today", "attempts", "runs", "games"],
+        "required": ["name", "today", "attempts", "runs", "games", "leagues"],
         "properties": {
             "name": {"type": ["string", "null"], "description": "The caller's display name"},
             "today": {**DATE, "description": "Today's date (UTC): the day streaks reach"},
@@ -127,6 +127,23 @@ ME = api.schema(
                             "description": "Null until computed, or when the expert's own "
                             "run of the daily does not finish",
                         },
+                    },
+                },
+            },
+            "leagues": {
+                "type": "array",
+                "description": "The caller's leagues, by name",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "name", "members", "maker"],
+                    "properties": {
+                        "id": {
+                            **TOKEN_ID,
+                            "description": "The league's id (its page /leagues/{id})",
+                        },
+                        "name": {"type": "string"},
+                        "members": {"type": "integer", "minimum": 1},
+                        "maker": {"type": "boolean", "description": "Whether the caller made it"},
                     },
                 },
             },
@@ -194,9 +211,9 @@ def _stats_json(stats: GameStats) -> dict[str, Any]:
 )
 def get_me() -> Response:
     """The player in the request's cookie: their name, their attempts of today's dailies,
-    their official runs (the newest day first) and each game's current and best streak,
-    days played and distance to the optimum and to par. A caller without a cookie has no
-    runs."""
+    their official runs (the newest day first), each game's current and best streak,
+    days played and distance to the optimum and to par, and their leagues. A caller
+    without a cookie has no runs and no leagues."""
     player = players.current_player_id()
     today = daily.today()
     summary = (
@@ -206,6 +223,7 @@ def get_me() -> Response:
     )
     runs = summary.official_runs
     stats = stats_by_game(runs, sorted(GAMES), today)
+    leagues = [] if player is None else services().leagues.player_leagues(player)
     response = jsonify(
         {
             "name": summary.name,
@@ -213,6 +231,15 @@ def get_me() -> Response:
             "attempts": [_attempt_json(attempt) for attempt in summary.attempts],
             "runs": [_run_json(run) for run in runs],
             "games": {game: _stats_json(game_stats) for game, game_stats in stats.items()},
+            "leagues": [
+                {
+                    "id": league.id,
+                    "name": league.name,
+                    "members": league.members,
+                    "maker": league.maker,
+                }
+                for league in leagues
+            ],
         }
     )
     # One player's own history: no shared cache may keep it.

@@ -8,8 +8,10 @@ from typing import Any
 from flask import Response, jsonify
 
 from service.domain.share import ShareFacts, marks, strip
+from service.storage.leagues import LeagueRecord
 from service.storage.store import RunRecord
 from service.web.api.common import api, puzzle_by_id, services
+from service.web.api.leagues import invite_url, league_of_member, league_param
 from service.web.errors import ApiError
 from service.web.openapi import Answer, Lazy
 
@@ -21,7 +23,8 @@ SHARE = api.schema(
         "properties": {
             "text": {
                 "type": "string",
-                "description": "What to share: title, result, strip and link, one a line",
+                "description": "What to share: title, result, strip and link, one a line (and "
+                "an invitation to a league, when asked for)",
             },
             "title": {"type": "string", "description": "The game, the daily's number, practice"},
             "result": {
@@ -80,9 +83,15 @@ def run_url(run_id: str) -> str:
     return f"{services().config.public_url}/runs/{run_id}"
 
 
-def share_json(run_id: str, facts: ShareFacts) -> dict[str, Any]:
+def share_json(
+    run_id: str, facts: ShareFacts, league: LeagueRecord | None = None
+) -> dict[str, Any]:
+    """The run's share; with a league, its text invites to the league."""
+    text = (
+        facts.text() if league is None else facts.text_inviting(league.name, invite_url(league)[1])
+    )
     return {
-        "text": facts.text(),
+        "text": text,
         "title": facts.title,
         "result": facts.result(),
         "strip": facts.symbols,
@@ -102,13 +111,22 @@ def share_json(run_id: str, facts: ShareFacts) -> dict[str, Any]:
     summary="What to share of a run",
     responses={200: Answer("The share text with its strip, and the preview image's URL", SHARE)},
     errors=[404],
+    query=[league_param("A league of the caller's: the text ends with an invitation to it")],
 )
-def get_share(run_id: str) -> Response:
+def get_share(run_id: str, league: str | None) -> Response:
     """The run's share text: game, number, score against the optimum (and par), the rounds
     for Rallye Raser, "practice" for a run that is not official, a strip of one symbol per
     track card or round, and the run's link. The strip reveals no card, die or value, so
-    it is the same for anyone who asks, during the daily's day too."""
+    it is the same for anyone who asks, during the daily's day too. With `?league=`, a
+    league the caller is a member of, a last line invites to it: its name and invite link
+    (the 404 of no league to anyone else)."""
     run = services().store.get_run(run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
-    return jsonify(share_json(run_id, share_facts(run, run.puzzle_id)))
+    invited = None if league is None else league_of_member(league)
+    response = jsonify(share_json(run_id, share_facts(run, run.puzzle_id), invited))
+    if invited is not None:
+        # It carries a league's invite: the caller's alone.
+        response.cache_control.private = True
+        response.cache_control.no_store = True
+    return response

@@ -8,5 +8,7 @@ export const history = {
   transferLink: () => request("POST", "/me/transfer", {}),
   redeem: (token) => request("POST", "/transfer", { token }),
   // A run's share text with its spoiler-free strip.
-  share: (runId) => request("GET", `/runs/${encodeURIComponent(runId)}/share`),
+  // With a league of the player's, the text ends with an invitation to it.
+  share: (runId, league) => request("GET",
+    `/runs/${encodeURIComponent(runId)}/share${league ? `?league=${encodeURIComponent(league)}` : ""}`),
 };

@@ -40,6 +40,26 @@ function fitRows(area) {
   area.style.height = `${area.scrollHeight + 4}px`;
 }
 
+// A choice of the player's leagues under the share text: the text then ends with an
+// invitation to the one chosen (its invite link), asked of the server.
+async function leagueChoice(runId, area, status) {
+  const me = await history.me().catch(() => null);
+  if (!me?.leagues.length) return;
+  const select = h("select", { id: "share-league" },
+    h("option", { value: "" }, "No league"),
+    me.leagues.map((league) => h("option", { value: league.id }, league.name)));
+  select.addEventListener("change", async () => {
+    try {
+      area.value = (await history.share(runId, select.value || null)).text;
+      fitRows(area);
+    } catch (error) {
+      status.textContent = `The invitation could not be added. ${error.message}`;
+    }
+  });
+  area.after(h("div", { class: "field share-league" },
+    h("label", { for: "share-league" }, "Invite to one of your leagues"), select));
+}
+
 // Fill the result page's share box (#share-box, #share-text, #share-status, #share-legend)
 // and its button (#share) with the run's share.
 export async function showShare(runId) {
@@ -54,6 +74,8 @@ export async function showShare(runId) {
     shared.legend.map((entry) => h("span", { class: "legend-entry" }, `${entry.symbol} ${entry.words}`)));
   const button = document.getElementById("share");
   button.hidden = false;
-  button.addEventListener("click", () => shareOrCopy(shared.text, status, area));
+  // What is shared is the text as it stands, a league's invitation included.
+  button.addEventListener("click", () => shareOrCopy(area.value, status, area));
+  leagueChoice(runId, area, status);
   return shared;
 }
