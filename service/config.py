@@ -214,6 +214,12 @@ def secure_instance_folder(instance_path: Path) -> None:
 DEFAULT_DAYS_AHEAD = 7
 
 
+# The database connections a process opens, in all (its pool never overflows), and the
+# seconds a request waits for one when all are taken (docs/deploy.md says how to size them).
+DEFAULT_POOL_SIZE = 16
+DEFAULT_POOL_TIMEOUT_SECONDS = 3
+
+
 @dataclass(frozen=True)
 class Config:
     """The service's settings; `Config.from_env()` reads them."""
@@ -268,6 +274,10 @@ class Config:
     # Days after today whose dailies are recorded, committed to and solved in advance: at
     # least one, so that tomorrow's commitment is published before its day starts.
     days_ahead: int
+    # The database connections each process opens (its pool, never overflowed), and the
+    # seconds a request waits for one when all are taken before a 503 (docs/deploy.md).
+    database_pool_size: int
+    database_pool_timeout: int
 
     @property
     def redis_socket(self) -> Path:
@@ -340,4 +350,8 @@ class Config:
                 else None
             ),
             days_ahead=_int_setting(env, "RALLY_DAYS_AHEAD", DEFAULT_DAYS_AHEAD),
+            database_pool_size=_int_setting(env, "RALLY_DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE),
+            database_pool_timeout=_int_setting(
+                env, "RALLY_DATABASE_POOL_TIMEOUT", DEFAULT_POOL_TIMEOUT_SECONDS
+            ),
         )

@@ -96,7 +96,7 @@ def worker_context() -> tuple[Config, Store]:
     config = Config.from_env()
     key = (os.getpid(), config.database_url)
     if key not in _stores:
-        _stores[key] = Store(config.database_url)
+        _stores[key] = Store.of(config)
     return config, _stores[key]
 
 

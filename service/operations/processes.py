@@ -116,8 +116,25 @@ def worker() -> None:
 def web(host: str, port: int, workers: int) -> None:
     """Serve the web app and API with gunicorn against REDIS_URL and DATABASE_URL."""
     os.environ.setdefault("RALLY_PUBLIC_URL", f"http://{host}:{port}")
+    config = Config.from_env()
+    configure_logging(config.log_level)
+    log_database_connections(config, workers)
     command = gunicorn_command(host, port, workers)
     os.execv(command[0], command)
+
+
+def log_database_connections(config: Config, workers: int) -> None:
+    """Say how many database connections this replica may open, for sizing the server's
+    max_connections (docs/deploy.md)."""
+    log.info(
+        "each of the %d web worker processes opens at most %d database connections "
+        "(RALLY_DATABASE_POOL_SIZE), %d in all; a request waits at most %d s for one "
+        "(RALLY_DATABASE_POOL_TIMEOUT), then answers 503",
+        workers,
+        config.database_pool_size,
+        workers * config.database_pool_size,
+        config.database_pool_timeout,
+    )
 
 
 def stop_signal_event() -> threading.Event:
@@ -161,7 +178,7 @@ def sweep_pending_puzzles(config: Config) -> None:
 
     connection = redis.Redis.from_url(config.redis_url)
     try:
-        with Store(config.database_url) as store:
+        with Store.of(config) as store:
             queued = sweep_pending(store, config, connection)
     except Exception:  # a thread of its own: log, never take the supervisor down
         log.exception("could not queue the pending puzzles after Redis restarted")
@@ -192,6 +209,7 @@ def serve(host: str, port: int, workers: int) -> None:
 
     config = Config.from_env()
     configure_logging(config.log_level)
+    log_database_connections(config, workers)
     upgrade(config.database_url)
     env = {
         "RALLY_PUBLIC_URL": f"http://{host}:{port}",  # share URLs, unless set otherwise

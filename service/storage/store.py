@@ -43,9 +43,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.clock import CLOCK
+from service.config import DEFAULT_POOL_SIZE, DEFAULT_POOL_TIMEOUT_SECONDS, Config
 from service.storage.cache import BriefCache
 from service.storage.models import (
     Attempt,
@@ -87,7 +89,8 @@ NO_EARLIER_RUNS = {"stored": False, "official": False}
 
 
 class DatabaseBusy(Exception):  # noqa: N818 - a state, not a programming error
-    """Another connection held a lock longer than LOCK_WAIT_MS: nothing was done; retry."""
+    """Another connection held a lock longer than LOCK_WAIT_MS, or every connection of the
+    process's pool stayed taken for its timeout: nothing was done; retry."""
 
 
 def _is_lock_wait(error: BaseException | None) -> bool:
@@ -101,9 +104,12 @@ def _is_lock_wait(error: BaseException | None) -> bool:
 
 @contextmanager
 def _lock_waits_bounded() -> Iterator[None]:
-    """Turns a lock wait given up inside the block into DatabaseBusy."""
+    """Turns a lock wait given up inside the block, or a wait for a free connection of the
+    pool, into DatabaseBusy."""
     try:
         yield
+    except PoolTimeout as error:
+        raise DatabaseBusy(str(error)) from error
     except OperationalError as error:
         if _is_lock_wait(error.orig):
             raise DatabaseBusy(str(error.orig)) from error
@@ -293,10 +299,23 @@ def _configure_sqlite(engine: Engine) -> None:
         connection.connection.dbapi_connection.execute("BEGIN IMMEDIATE" if writing else "BEGIN")
 
 
-def make_engine(database_url: str, writing: bool = False) -> Engine:
+@dataclass(frozen=True)
+class PoolSettings:
+    """How many connections a process opens to the database, and how long a request waits
+    for one when all are taken (seconds)."""
+
+    size: int = DEFAULT_POOL_SIZE
+    timeout: float = DEFAULT_POOL_TIMEOUT_SECONDS
+
+
+def make_engine(
+    database_url: str, writing: bool = False, pool: PoolSettings = PoolSettings()
+) -> Engine:
     """An engine for database_url (SQLite or PostgreSQL) set up for this service.
 
-    A writing engine takes SQLite's write lock when its transaction begins.
+    A writing engine takes SQLite's write lock when its transaction begins. The pool never
+    overflows: its size is the process's whole share of the server's connections, and a
+    request that finds them all taken waits pool.timeout, not SQLAlchemy's 30 s.
     """
     url = make_url(database_url)
     backend = url.get_backend_name()
@@ -305,7 +324,13 @@ def make_engine(database_url: str, writing: bool = False) -> Engine:
     if backend == "sqlite" and url.database:
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
     connect_args = {"options": f"-c lock_timeout={LOCK_WAIT_MS}"} if backend == "postgresql" else {}
-    engine = create_engine(url, connect_args=connect_args)
+    engine = create_engine(
+        url,
+        connect_args=connect_args,
+        pool_size=pool.size,
+        max_overflow=0,
+        pool_timeout=pool.timeout,
+    )
     if backend == "sqlite":
         _configure_sqlite(engine)
     return engine.execution_options(**{_WRITE_OPTION: True}) if writing else engine
@@ -314,8 +339,9 @@ def make_engine(database_url: str, writing: bool = False) -> Engine:
 class Store(AttemptStorage):
     """Puzzles, runs, players and attempts in one database."""
 
-    def __init__(self, database_url: str) -> None:
-        self.engine = make_engine(database_url)
+    def __init__(self, database_url: str, pool: PoolSettings = PoolSettings()) -> None:
+        self.engine = make_engine(database_url, pool=pool)
+        self.pool = pool
         self._write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
         self._reading = sessionmaker(self.engine, expire_on_commit=False)
         self._writing = sessionmaker(self._write_engine, expire_on_commit=False)
@@ -323,7 +349,21 @@ class Store(AttemptStorage):
         self._sql = prepared(self._insert, self.engine.dialect)
         self._count_streak_day = record_day_statement(self._insert, self.engine.dialect)
         self._locks_rows = self.engine.dialect.name == "postgresql"
+        # On PostgreSQL a read without the ORM runs outside a transaction: its BEGIN and the
+        # ROLLBACK when the pool takes the connection back are two round trips a read does
+        # not need. (SQLite's transactions are free: it is in the process.)
+        self._rows_engine = (
+            self.engine.execution_options(isolation_level="AUTOCOMMIT")
+            if self._locks_rows
+            else self.engine
+        )
         self.kept_standings: BriefCache[Standings] = BriefCache(STANDINGS_SECONDS, STANDINGS_KEPT)
+
+    @classmethod
+    def of(cls, config: Config) -> Store:
+        """The store of config's database, with config's pool."""
+        pool = PoolSettings(config.database_pool_size, config.database_pool_timeout)
+        return cls(config.database_url, pool)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -347,7 +387,7 @@ class Store(AttemptStorage):
     @contextmanager
     def _read_rows(self) -> Iterator[Connection]:
         """A read without the ORM (an attempt is read on every append)."""
-        with _lock_waits_bounded(), self.engine.connect() as connection:
+        with _lock_waits_bounded(), self._rows_engine.connect() as connection:
             yield connection
 
     @contextmanager

@@ -189,20 +189,26 @@ class AttemptStorage:
         extend: Callable[[AttemptRecord | None], Extension | None],
         display_name: str | None = None,
     ) -> AttemptRecord:
-        """Read the attempt and append what extend(attempt) decides, in one transaction
+        """Read the attempt, then append what extend(attempt) decides in one transaction
         committed before returning: the attempt as it then is.
 
         extend gets None for an unknown attempt; it raises to refuse (nothing is
         written) and returns None to append nothing. A given display name becomes
-        the player's. AttemptMoved when another request appended first.
+        the player's. AttemptMoved when another request appended in between.
+
+        extend runs holding no connection, so it may read (the puzzle, stored actions):
+        a request holds one connection at a time, and a pool whose every connection is
+        held by requests waiting for a second one can never serve them. The append itself
+        changes the attempt only if it still has the actions extend saw.
         """
+        attempt = AttemptStorage.get_attempt(self, attempt_id)
+        extension = extend(attempt)
+        if attempt is None:
+            raise LookupError(f"no attempt {attempt_id!r}")
+        ends = extension is not None and extension.result is not None
+        if extension is None and display_name is None:
+            return attempt
         with self._write_rows() as connection:
-            found = self._sql.attempt_by_id.first(connection, {"attempt_id": attempt_id})
-            attempt = _attempt_record(found) if found else None
-            extension = extend(attempt)
-            if attempt is None:
-                raise LookupError(f"no attempt {attempt_id!r}")
-            ends = extension is not None and extension.result is not None
             if display_name is not None or ends:
                 # Before the attempt's row: the order every write that locks both takes.
                 self._upsert_player(connection, attempt.player_id, display_name)

@@ -16,7 +16,7 @@ from service.config import Config
 from service.jobs.queue import web_connection
 from service.storage.leagues import LeagueRepository
 from service.storage.rally import RallyQuery
-from service.storage.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, DatabaseBusy, Store
+from service.storage.store import BUSY_RETRY_AFTER_SECONDS, DatabaseBusy, Store
 from service.web import league_pages, pages, players, same_origin, security
 from service.web.api import API_PREFIX, Services
 from service.web.api import blueprint as api_blueprint
@@ -32,7 +32,7 @@ def create_app(config: Config | None = None) -> Flask:
     # No SECRET_KEY: the service keeps nothing in Flask's session, which would otherwise
     # build a signing serializer on every request. RALLY_SECRET_KEY signs player cookies.
     app.config.update(MAX_CONTENT_LENGTH=config.max_body_bytes)
-    store = Store(config.database_url)
+    store = Store.of(config)
     app.extensions["rally"] = Services(
         config=config,
         store=store,
@@ -89,12 +89,13 @@ def error_response(error: HTTPException) -> Response | tuple[str, int]:
 
 
 def database_busy(_error: DatabaseBusy) -> Response:
-    """A lock held elsewhere longer than the store waits: a 503 to retry, never a 500."""
+    """A lock held elsewhere longer than the store waits, or no free connection for as long:
+    a 503 to retry, never a 500."""
     return json_error(
         ApiError.retry_later(
             503,
-            f"the database stayed locked for {LOCK_WAIT_MS / 1000:g} s: nothing was done, "
-            "retry in a moment",
+            "the database stayed busy (a lock held, or every connection taken): nothing "
+            "was done, retry in a moment",
             BUSY_RETRY_AFTER_SECONDS,
         )
     )

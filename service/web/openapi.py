@@ -48,8 +48,9 @@ ERROR_DESCRIPTIONS = {
     413: "The request body is larger than the documented limit",
     422: "An illegal run: the answer names the action index and the rule broken",
     429: "Too many requests: wait the number of seconds in Retry-After",
-    503: "The solver's queue is full, or the database stayed locked by another writer for a "
-    "few seconds: nothing was done; retry after the seconds in Retry-After",
+    503: "The solver's queue is full, or the database stayed busy for a few seconds (locked "
+    "by another writer, or every connection of the process taken): nothing was done; retry "
+    "after the seconds in Retry-After",
 }
 
 ERROR_SCHEMA: Schema = {
