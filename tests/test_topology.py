@@ -7,7 +7,9 @@ Players play today's dailies through the proxy while a replica, then Redis, then
 worker in the middle of a solve are killed with SIGKILL and started again, as a container
 dies and is restarted. Then: no client saw an error that a retry of the same request
 did not mend, every acknowledged action is stored, every puzzle waiting at a fault was
-solved within a minute of its end, and a minute of bursts of writes gets no 502.
+solved within a minute of its end, and a minute of bursts of writes gets no 502. Last,
+RUSH_PLAYERS play at once with no pause between requests (bench/topology_rush.py runs
+that rush for a minute) and see no error a retry does not mend.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import http.client
 import json
 import math
+import os
 import random
 import secrets
 import subprocess
@@ -74,6 +77,10 @@ RETRYABLE = {0, 429, 500, 502, 503, 504}
 RECOVERY_SECONDS = 60.0
 REDIS_DOWN_SECONDS = 5.0
 BURST = 16
+# Players at once with no pause at all, and for how long (a few seconds here; a minute
+# from bench/topology_rush.py, which sets RALLY_TOPOLOGY_RUSH_SECONDS).
+RUSH_PLAYERS = 32
+RUSH_SECONDS = float(os.environ.get("RALLY_TOPOLOGY_RUSH_SECONDS", "8"))
 BURSTS_SECONDS = 60.0
 # The game of the solve a worker is killed in: Rallye Raser's take seconds, long enough.
 SLOW_SOLVE_GAME = "rallye-raser"
@@ -137,10 +144,16 @@ class Attempt:
 
 
 def play_attempts(
-    client: Client, games: list[str], seed: int, stop: threading.Event, attempts: list[Attempt]
+    client: Client,
+    games: list[str],
+    seed: int,
+    stop: threading.Event,
+    attempts: list[Attempt],
+    think_seconds: float = THINK_SECONDS,
 ) -> None:
     """Play today's dailies one attempt after another (each a new player) until stop is set,
-    one action per request, chosen at random among the legal ones; each added to attempts."""
+    one action per request, chosen at random among the legal ones, with think_seconds
+    between two; each attempt added to attempts."""
     chooser = random.Random(seed)
     today = daily.today().isoformat()
     while not stop.is_set():
@@ -154,7 +167,7 @@ def play_attempts(
             body = {"played": played, "actions": [action]}
             answer, _ = client.send("POST", f"{attempt.path}/actions", body, cookie)
             attempt.acknowledged.append(action)
-            stop.wait(THINK_SECONDS)
+            stop.wait(think_seconds)
 
 
 class Topology:
@@ -375,18 +388,25 @@ def wait_until_idle(connection: redis.Redis, seconds: float) -> None:
     pytest.fail(f"the workers were still busy after {seconds} s")
 
 
-def with_players(client: Client, run: Callable[[], list[Fault]]):
-    """run() while PLAYERS play through the proxy; the faults and every player's attempts."""
+def with_players(
+    client: Client,
+    run: Callable[[], list[Fault]],
+    players: int = PLAYERS,
+    think_seconds: float = THINK_SECONDS,
+):
+    """run() while players play through the proxy; the faults and every player's attempts."""
     stop = threading.Event()
-    attempts: list[list[Attempt]] = [[] for _ in range(PLAYERS)]
+    attempts: list[list[Attempt]] = [[] for _ in range(players)]
     games = sorted(GAMES)
 
     def player(index: int) -> None:
         # An error no retry mended ends the player; it is kept in client.unmended.
         with suppress(AssertionError):
-            play_attempts(client, games[index % 2 :] + games, index, stop, attempts[index])
+            play_attempts(
+                client, games[index % 2 :] + games, index, stop, attempts[index], think_seconds
+            )
 
-    threads = [threading.Thread(target=player, args=(index,)) for index in range(PLAYERS)]
+    threads = [threading.Thread(target=player, args=(index,)) for index in range(players)]
     for thread in threads:
         thread.start()
     try:
@@ -396,6 +416,24 @@ def with_players(client: Client, run: Callable[[], list[Fault]]):
         for thread in threads:
             thread.join()
     return faults, [attempt for played in attempts for attempt in played]
+
+
+def no_fault_for(seconds: float) -> Callable[[], list[Fault]]:
+    """A run of with_players that lets the players play for seconds, faultless."""
+
+    def wait() -> list[Fault]:
+        time.sleep(seconds)
+        return []
+
+    return wait
+
+
+def assert_stored_as_acknowledged(client: Client, attempts: list[Attempt]) -> None:
+    """Every attempt holds the actions its player saw acknowledged, and some were."""
+    for attempt in attempts:
+        answer, _ = client.send("GET", attempt.path, cookie=attempt.cookie)
+        assert answer["actions"] == attempt.acknowledged
+    assert sum(len(attempt.acknowledged) for attempt in attempts) > 0
 
 
 def test_the_topology_survives_its_faults_and_bursts(topology: Topology):
@@ -414,10 +452,7 @@ def test_the_topology_survives_its_faults_and_bursts(topology: Topology):
 
         happened, attempts = with_players(client, faults)
         assert client.unmended == []
-        for attempt in attempts:
-            answer, _ = client.send("GET", attempt.path, cookie=attempt.cookie)
-            assert answer["actions"] == attempt.acknowledged
-        assert sum(len(attempt.acknowledged) for attempt in attempts) > 0
+        assert_stored_as_acknowledged(client, attempts)
         actions = sum(len(attempt.acknowledged) for attempt in attempts)
         print(f"{len(attempts)} attempts, {actions} actions acknowledged and stored;")
         print(f"{len(client.errors)} failed requests, each mended by a retry: {client.errors}")
@@ -438,3 +473,14 @@ def test_the_topology_survives_its_faults_and_bursts(topology: Topology):
             burst(proxy, path, b'{"actions": []}', BURST, statuses)
         print(f"bursts: {dict(statuses)}")
         assert set(statuses) == {200}, statuses
+
+        rush = Client(proxy)
+        _, rushed = with_players(rush, no_fault_for(RUSH_SECONDS), RUSH_PLAYERS, think_seconds=0)
+        assert rush.unmended == []
+        assert_stored_as_acknowledged(rush, rushed)
+        appended = sum(len(attempt.acknowledged) for attempt in rushed)
+        print(
+            f"rush: {RUSH_PLAYERS} players at once for {RUSH_SECONDS:g} s, {len(rushed)} "
+            f"attempts, {appended / RUSH_SECONDS:.0f} appends/s; {len(rush.errors)} failed "
+            f"requests, each mended by a retry: {rush.errors[:10]}"
+        )
