@@ -452,6 +452,7 @@ class SolveWorker(Worker):
             log.info("worker %s runs RQ's scheduler now", self.name)
 
     def runs_scheduler(self) -> bool:
+        # RQ's scheduler keeps its process in a private attribute (tests/test_rq_contract.py).
         process = self.scheduler._process if self.scheduler is not None else None
         return process is not None and process.is_alive()
 
@@ -479,7 +480,7 @@ class SolveWorker(Worker):
         # An idle RQ worker stops by raising StopRequested out of this signal handler, which
         # is lost when the signal lands in a log write (logging reports and swallows what a
         # write raises): the worker then ran on for good. RQ's own flag ends its loop at the
-        # next turn all the same.
+        # next turn all the same (a private flag: tests/test_rq_contract.py).
         self._stop_requested = True
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # RQ's is unannotated
 
