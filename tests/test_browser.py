@@ -562,6 +562,16 @@ def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[
     return run.id, actions, found
 
 
+def measurable_loss(loss: dict[str, float]) -> bool:
+    """Whether an estimated loss is shown as one: its whole 95% interval above zero."""
+    return loss["points"] > loss["points_error"] or loss["tiebreak"] > loss["tiebreak_error"]
+
+
+def shown(value: float, error: float) -> str:
+    """An estimate as the page rounds it: to whole numbers while its error is 1 or more."""
+    return f"{value:.0f}" if error >= 1 else f"{value:.1f}"
+
+
 def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions(
     site: Site, open_page: OpenPage
 ):
@@ -580,18 +590,23 @@ def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions
     assert puzzle is not None
     analysis = expert.analyse(game, seed, actions, 0, (puzzle.optimum, puzzle.tiebreak))
     assert site.store.record_analysis(run_id, analysis, seconds=analysis["seconds"])
-    costly = [
-        d for d in analysis["decisions"] if d["loss"]["points"] > 0 or d["loss"]["tiebreak"] > 0
-    ]
+    costly = [d for d in analysis["decisions"] if measurable_loss(d["loss"])]
     assert costly, "a run of random choices loses something"
     cards = page.locator("#analysis .decision")
     expect(cards).to_have_count(min(3, len(costly)), timeout=3 * STEP_TIMEOUT_MS)
     expect(page.locator("#analysis")).to_contain_text("Lost by decisions")
     expect(page.locator("#analysis")).to_contain_text("Luck (the dice and the draw)")
+    expect(page.locator("#analysis")).to_contain_text("Expected loss: how much less the expert")
+    expect(page.locator("#analysis .split li").first).not_to_contain_text(re.compile("[-−]\\d"))
     worst = max(costly, key=lambda d: (d["loss"]["points"], d["loss"]["tiebreak"]))
     first = cards.first
     expect(first.locator("h4")).to_have_text(f"Move {worst['index'] + 1}")
-    expect(first.locator("dd").nth(2)).to_contain_text(f"{worst['loss']['points']:.1f} ± ")
+    loss = worst["loss"]
+    expect(first.locator("dd").nth(2)).to_contain_text(
+        f"{shown(loss['points'], loss['points_error'])} ± "
+        if loss["points"] > loss["points_error"]
+        else "rounds"
+    )
     expect(first.locator(".board")).not_to_be_empty()
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})

@@ -19,23 +19,53 @@ const SHOWN_DECISIONS = 3;
 const POLL_MS = 2000;
 const POLL_TIMES = 90;
 
+// What "expected loss" means, in one sentence.
+const EXPECTED_LOSS = "Expected loss: how much less the expert expects to score from a choice than from its own, on average over the dice and cards the player could not yet see.";
+
 const wait = (ms) => new Promise((done) => { setTimeout(done, ms); });
 const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
-const round1 = (x) => (Math.round(x * 10) / 10).toFixed(1);
 
-// "1.2 ± 0.4 points, 0.8 ± 0.5 rounds" (the tie-break part only when it is not zero).
-function amount(game, pair) {
+// An estimate shown to the precision its error allows: whole numbers while the 95%
+// interval is a point wide or more, one decimal below that.
+function rounded(value, error) {
+  const decimals = error >= 1 ? 0 : 1;
+  const shown = Math.abs(value) < 10 ** -decimals / 2 ? 0 : value;
+  return shown.toFixed(decimals);
+}
+
+// An estimated loss can only be told apart from nothing when its whole 95% interval is
+// above zero; a sampled estimate below zero is noise around no loss, never a gain.
+const measurable = (value, error) => value - error > 0;
+
+function lossPart(value, error, unit) {
+  if (!measurable(value, error)) return null;
+  return `${rounded(value, error)} ± ${rounded(error, error)} ${unit}`;
+}
+
+// "1.2 ± 0.4 points, 0.8 ± 0.5 rounds", each part only when it is measurable; "no
+// measurable loss" when neither is.
+function lossText(game, pair) {
   // What a tie-break lost counts: Rallye Raser's is minus the rounds, so losing it is
   // taking more rounds.
-  const unit = tiebreakUnit(game);
-  const parts = [`${round1(pair.points)} ± ${round1(pair.points_error)} points`];
-  if (Math.abs(pair.tiebreak) >= 0.05 || pair.tiebreak_error >= 0.05) parts.push(`${round1(pair.tiebreak)} ± ${round1(pair.tiebreak_error)} ${unit}`);
+  const parts = [
+    lossPart(pair.points, pair.points_error, "points"),
+    lossPart(pair.tiebreak, pair.tiebreak_error, tiebreakUnit(game)),
+  ].filter(Boolean);
+  return parts.length ? parts.join(", ") : "no measurable loss";
+}
+
+// The luck is the exact gap less the estimated loss: it may be either sign.
+function luckText(game, pair) {
+  const parts = [`${rounded(pair.points, pair.points_error)} ± ${rounded(pair.points_error, pair.points_error)} points`];
+  if (measurable(Math.abs(pair.tiebreak), pair.tiebreak_error)) {
+    parts.push(`${rounded(pair.tiebreak, pair.tiebreak_error)} ± ${rounded(pair.tiebreak_error, pair.tiebreak_error)} ${tiebreakUnit(game)}`);
+  }
   return parts.join(", ");
 }
 
 // Costliest first: points, then the tie-break.
 const costlier = (a, b) => (b.loss.points - a.loss.points) || (b.loss.tiebreak - a.loss.tiebreak);
-const costs = (decision) => decision.loss.points > 0 || decision.loss.tiebreak > 0;
+const costs = ({ loss }) => measurable(loss.points, loss.points_error) || measurable(loss.tiebreak, loss.tiebreak_error);
 
 function showPar(run) {
   const { puzzle } = run;
@@ -98,7 +128,7 @@ async function decisionCard(run, boards, decision) {
     h("dl", { class: "decision-facts" },
       h("dt", {}, "Chosen"), h("dd", {}, boards.describeAction(decision.action, seen.view)),
       h("dt", {}, "The expert"), h("dd", {}, boards.describeAction(decision.expert, seen.view)),
-      h("dt", {}, "Expected loss"), h("dd", {}, amount(run.game, decision.loss))),
+      h("dt", {}, "Expected loss"), h("dd", {}, lossText(run.game, decision.loss))),
     boardRoot);
 }
 
@@ -116,9 +146,10 @@ function splitText(run, analysis) {
   return [
     h("p", {}, `Gap to the optimum: ${gapText(run.game, analysis.gap)}, of which`),
     h("ul", { class: "split" },
-      h("li", {}, h("b", {}, "Lost by decisions: "), amount(run.game, analysis.decision_loss)),
-      h("li", {}, h("b", {}, "Luck (the dice and the draw): "), amount(run.game, analysis.luck),
+      h("li", {}, h("b", {}, "Lost by decisions: "), lossText(run.game, analysis.decision_loss)),
+      h("li", {}, h("b", {}, "Luck (the dice and the draw): "), luckText(run.game, analysis.luck),
         lucky ? " (below zero: the luck was on this run's side)" : "")),
+    h("p", { class: "muted small" }, EXPECTED_LOSS),
   ];
 }
 
@@ -152,7 +183,7 @@ async function showAnalysis(run, boards) {
     const costly = analysis.decisions.filter(costs).sort(costlier).slice(0, SHOWN_DECISIONS);
     const cards = await Promise.all(costly.map((decision) => decisionCard(run, boards, decision)));
     clear(box, ...splitText(run, analysis),
-      h("h3", {}, costly.length ? "The costliest decisions" : "No decision cost anything: each matched the expert's."),
+      h("h3", {}, costly.length ? "The costliest decisions" : "No decision had a measurable loss: each was as good as the expert's, within the error."),
       costly.length ? h("ol", { class: "decisions" }, cards) : null,
       h("p", { class: "muted small" },
         `${analysis.decisions.length} decisions graded on ${analysis.samples} sampled futures each, from what the player saw; ± is a 95% interval.`));
