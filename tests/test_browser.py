@@ -245,11 +245,21 @@ def test_todays_daily_is_played_through_its_attempt_as_the_official_run(
     puzzle = solved_daily(game, day)
     witness = puzzle.witness
     page = open_page("/")
-    page.locator(f'.puzzle-card[data-game="{game}"] a.primary').click()
+    # Par, the target to beat, beside the optimum before play: a number, never a line.
+    assert puzzle.has_par
+    par = (
+        f"{puzzle.par} ({tiebreak_words(game, puzzle.par_tiebreak)})"
+        if puzzle.par is not None
+        else "the expert did not finish"
+    )
+    card = page.locator(f'.puzzle-card[data-game="{game}"]')
+    expect(card.locator("[data-par]")).to_have_text(par)
+    card.locator("a.primary").click()
     expect(page).to_have_url(re.compile(f"/daily/{day}/{game}$"))
     wait_until_idle(page)
     optimum = f"{puzzle.optimum} ({tiebreak_words(game, puzzle.tiebreak)})"
     expect(page.locator("#optimum")).to_have_text(optimum)
+    expect(page.locator("#par")).to_have_text(par)
     expect(page.locator("#tiebreak-rule")).to_have_text(TIEBREAK_RULES[game])
     expect(page.locator("#stakes")).to_contain_text("Official attempt")
     expect(page.locator("#restart")).to_have_count(0)

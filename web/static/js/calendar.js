@@ -4,7 +4,7 @@
 // again until it is known, so its day updates without a reload.
 import { api } from "./api.js";
 import { history } from "./history.js";
-import { clear, dailyUrl, gameTitle, h, optimumText, playUrl, say } from "./ui.js";
+import { clear, dailyUrl, gameTitle, h, optimumText, parSummary, playUrl, say } from "./ui.js";
 
 const DAY_MS = 86400000;
 const POLL_MS = 10000;
@@ -30,7 +30,8 @@ export function createCalendar(root, { onError = say } = {}) {
     const run = mine.get(`${game}@${date}`);
     const optimum = puzzle ? optimumText(puzzle) : "…";
     const score = run ? String(run.score) : "–";
-    const words = `Play ${gameTitle(game)}${puzzle ? ` #${puzzle.number}` : ""} (${date}): ${run ? `your score ${run.score}` : "not played"}, optimum ${optimum}`;
+    const par = puzzle ? `, par ${parSummary(puzzle)}` : "";
+    const words = `Play ${gameTitle(game)}${puzzle ? ` #${puzzle.number}` : ""} (${date}): ${run ? `your score ${run.score}` : "not played"}, optimum ${optimum}${par}`;
     // A past daily's seed is public: it plays as practice by its seed.
     const href = puzzle?.seed ? playUrl(game, puzzle.seed) : dailyUrl(game, date);
     return h("td", { class: `cal-day ${run ? "played" : "unplayed"}${ms === today ? " today" : ""}`, dataset: { date } },

@@ -3,7 +3,7 @@ import { api } from "./api.js";
 import { history } from "./history.js";
 import { attemptOf, statusBadge, todayResult } from "./today.js";
 import { tiebreakRule } from "./tiebreaks.js";
-import { clear, dailyUrl, gameTitle, h, optimumSummary, say } from "./ui.js";
+import { clear, dailyUrl, gameTitle, h, optimumSummary, parSummary, say } from "./ui.js";
 import { playerCount } from "./puzzles.js";
 
 const section = document.getElementById("today");
@@ -22,6 +22,7 @@ function showPuzzle(puzzle, players, attempt) {
       h("dt", {}, "Puzzle"), h("dd", {}, `#${puzzle.number}`),
       h("dt", {}, "Date"), h("dd", {}, h("time", { datetime: puzzle.date }, puzzle.date)),
       h("dt", {}, "Optimum"), h("dd", { "data-optimum": "" }, optimumSummary(puzzle)),
+      h("dt", {}, "Par"), h("dd", { "data-par": "" }, parSummary(puzzle)),
       h("dt", {}, "Tie-break"), h("dd", {}, tiebreakRule(puzzle.game).replace("Tie-break: ", "")),
       h("dt", {}, "Played by"), h("dd", { "data-players": "" }, players === null ? "–" : playersText(players))),
     attempt?.over ? todayResult(attempt) : null,

@@ -4,7 +4,7 @@
 import { leagues, rallyStartOf, rallyUrl, shownName, STATUS_WORDS } from "./league-api.js";
 import { copyText } from "./share.js";
 import { tiebreakHeading, tiebreakText } from "./tiebreaks.js";
-import { clear, gameTitle, h, optimumSummary, say } from "./ui.js";
+import { clear, gameTitle, h, optimumSummary, parSummary, say } from "./ui.js";
 
 const root = document.getElementById("league");
 const id = root.dataset.league;
@@ -19,8 +19,7 @@ function puzzleOf(day, game) {
 
 function targets(puzzle) {
   if (!puzzle) return "No daily that day.";
-  const par = puzzle.par === null ? (puzzle.par_computed ? "the expert did not finish" : "being computed…") : String(puzzle.par);
-  return `#${puzzle.number} · optimum ${optimumSummary(puzzle)} · par ${par}`;
+  return `#${puzzle.number} · optimum ${optimumSummary(puzzle)} · par ${parSummary(puzzle)}`;
 }
 
 function nameCell(entry) {

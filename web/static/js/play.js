@@ -14,7 +14,7 @@ import {
 import { loadBoard } from "./games.js";
 import { tiebreakRule, tiebreakText } from "./tiebreaks.js";
 import {
-  clear, countDownTo, dailyUrl, h, optimumSummary, playUrl, puzzleLabel, rememberFocus, restoreFocus, say, unsay,
+  clear, countDownTo, dailyUrl, h, optimumSummary, parSummary, playUrl, puzzleLabel, rememberFocus, restoreFocus, say, unsay,
 } from "./ui.js";
 
 const root = document.getElementById("board");
@@ -260,6 +260,7 @@ function showPuzzle(puzzle) {
   document.getElementById("puzzle-label").textContent =
     puzzle.number ? `Daily ${puzzleLabel(puzzle)}` : `Practice · seed ${seed}`;
   document.getElementById("optimum").textContent = optimumSummary(puzzle);
+  document.getElementById("par").textContent = parSummary(puzzle);
   document.getElementById("tiebreak-rule").textContent = tiebreakRule(game);
 }
 
@@ -283,10 +284,14 @@ async function watchOptimum() {
   try {
     const puzzle = await puzzleInfo();
     showPuzzle(puzzle);
-    if (puzzle.status === "pending") setTimeout(watchOptimum, PENDING_POLL_MS);
+    // A daily's par follows its solve in the same job; a practice seed's waits behind
+    // every solve, so its page is not kept asking.
+    const parComing = puzzle.number && !puzzle.par_computed && puzzle.status !== "failed";
+    if (puzzle.status === "pending" || parComing) setTimeout(watchOptimum, PENDING_POLL_MS);
     return puzzle;
   } catch (error) {
     document.getElementById("optimum").textContent = "unknown for now";
+    document.getElementById("par").textContent = "unknown for now";
     if (error.status !== 404) say(`The puzzle's details could not be loaded. ${error.message}`);
     return null;
   }

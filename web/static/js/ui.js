@@ -68,6 +68,15 @@ export function optimumSummary(puzzle) {
   return tiebreak ? `${text} (${tiebreak})` : text;
 }
 
+// Par, the expert's score playing without foresight, with its tie-break ("16 (in 22
+// rounds)"): the target to beat, shown as a number during the day as after it, never its line.
+export function parSummary(puzzle) {
+  if (!puzzle) return "unknown";
+  if (!Number.isInteger(puzzle.par)) return puzzle.par_computed ? "the expert did not finish" : "being computed…";
+  const tiebreak = tiebreakText(puzzle.game, puzzle.par_tiebreak);
+  return tiebreak ? `${puzzle.par} (${tiebreak})` : String(puzzle.par);
+}
+
 // A daily's lines of play (its optimal line, other players' moves, practice of it) stay
 // hidden from everyone until its day is over: true while they do.
 export const lineHidden = (puzzle) => Boolean(puzzle?.date && puzzle.line_opens_at && !puzzle.seed);
