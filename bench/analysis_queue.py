@@ -42,7 +42,8 @@ from service.jobs import jobs  # noqa: E402
 from service.jobs.queue import Urgency, enqueue_solve, solve_job_id, solve_queue, solve_queues  # noqa: E402
 from service.operations.redis_server import EmbeddedRedis  # noqa: E402
 from service.storage.migrations import upgrade  # noqa: E402
-from service.storage.store import PuzzleRecord, Store  # noqa: E402
+from service.storage.puzzles import PuzzleRecord  # noqa: E402
+from service.storage.store import Store  # noqa: E402
 from service.web.app import create_app  # noqa: E402
 from solver import solve  # noqa: E402
 
@@ -52,12 +53,12 @@ SEED = "flood-bench"
 def flood_runs(store: Store, game: str, count: int) -> list[str]:
     """count finished-or-not runs of SEED, solved first; their ids."""
     engine = GAMES[game]
-    puzzle = store.ensure_puzzle(game, SEED, engine.rules_version)
+    puzzle = store.puzzles.ensure(game, SEED, engine.rules_version)
     jobs.store_solution(store, puzzle.id, solve(game, SEED))
     run_ids = []
     for number in range(count):
         final, actions = random_playout(engine, SEED, seeded_chooser(SEED, f"flood/{number}"))
-        run = store.add_run(
+        run = store.runs.add(
             puzzle,
             f"flood-player-{number}",
             actions=actions,
@@ -107,9 +108,9 @@ def report(
     key = (todays.game, todays.seed, todays.rules_version)
     daily_job = Job.fetch(solve_job_id(*key), connection=connection)
     assert daily_job.started_at is not None and daily_job.ended_at is not None
-    solved = store.get_puzzle_by_id(todays.id)
+    solved = store.puzzles.by_id(todays.id)
     assert solved is not None
-    analyses = [store.get_analysis(run_id) for run_id in run_ids]
+    analyses = [store.analyses.get(run_id) for run_id in run_ids]
     seconds = [a.seconds for a in analyses if a is not None and a.seconds is not None]
     done = sum(1 for a in analyses if a is not None and a.status == "done")
     print(

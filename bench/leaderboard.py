@@ -138,14 +138,14 @@ def create_puzzles(url: str, day: date) -> tuple[int, list[int]]:
         ids = []
         for number, seed in enumerate([DAILY_SEED, *(f"bench-{n}" for n in range(50))]):
             is_daily = number == 0
-            puzzle = store.ensure_puzzle(
+            puzzle = store.puzzles.ensure(
                 GAME,
                 seed,
                 rules,
                 daily_date=day if is_daily else None,
                 number=daily.puzzle_number(day) if is_daily else None,
             )
-            store.record_solution(
+            store.puzzles.record_solution(
                 puzzle.id, optimum=95, tiebreak=12, witness=[], proved=True, solve_seconds=0.1
             )
             ids.append(puzzle.id)
@@ -287,9 +287,9 @@ def signed_in_client(app: Any, actions: list[Any]) -> tuple[FlaskClient, str]:
     answer = client.post(f"/api/v1/puzzles/{GAME}/{DAILY_SEED}/runs", json={"actions": actions})
     assert answer.status_code == 201, answer.data
     store: Store = app.extensions["rally"].store
-    run = store.get_run(answer.get_json()["id"])
+    run = store.runs.get(answer.get_json()["id"])
     assert run is not None and not run.official
-    with store.engine.begin() as connection:
+    with store.database.engine.begin() as connection:
         connection.execute(
             sqlalchemy.text("UPDATE runs SET player_id = :player WHERE player_id = :busy"),
             {"player": run.player_id, "busy": BUSY_PLAYER},
@@ -322,10 +322,10 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
         store: Store = app.extensions["rally"].store
         board = f"/api/v1/puzzles/{GAME}/{DAILY_SEED}/leaderboard"
         assert client.get(board).get_json()["players"] == options.runs + 1
-        middle = store.player_history(player, limit=options.history // 2)[-1].id
+        middle = store.players.history(player, limit=options.history // 2)[-1].id
         report = {}
         app.extensions["rally"].cache.seconds = 0
-        store.kept_standings.seconds = 0
+        store.runs.kept_standings.seconds = 0
         report["leaderboard GET, no cache"] = time_get(client, board, options.requests)
         report["history GET, first page"] = time_get(
             client, "/api/v1/players/me/runs", options.requests
@@ -334,7 +334,7 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
             client, f"/api/v1/players/me/runs?before={middle}", options.requests
         )
         app.extensions["rally"].cache.seconds = 1.0
-        store.kept_standings.seconds = 1.0
+        store.runs.kept_standings.seconds = 1.0
         report["leaderboard GET, as served (kept 1 s)"] = time_get(client, board, options.requests)
         for name, timings in report.items():
             print(f"{name}: {timings.summary()}")

@@ -394,11 +394,11 @@ def member_client(app: Any) -> FlaskClient:
 def plans(app: Any, kind: str) -> list[str]:
     """How the database runs the league's reads of its members, as the service sends them
     (today's and yesterday's dailies of both games, the week's range of puzzles)."""
-    reads = app.extensions["rally"].leagues._members
+    reads = app.extensions["rally"].store.leagues._members
     store: Store = app.extensions["rally"].store
     today = daily.today()
-    week = [p.id for day in week_of(today) if day <= today for p in store.daily_puzzles(day)]
-    days = [p.id for day in (today - timedelta(days=1), today) for p in store.daily_puzzles(day)]
+    week = [p.id for day in week_of(today) if day <= today for p in store.puzzles.dailies(day)]
+    days = [p.id for day in (today - timedelta(days=1), today) for p in store.puzzles.dailies(day)]
     league = {"league_id": BIG_LEAGUE}
     padded = [*days, *[-1] * (reads.ATTEMPTED_PUZZLES - len(days))]
     statements = {
@@ -413,7 +413,7 @@ def plans(app: Any, kind: str) -> list[str]:
     }
     explain = "EXPLAIN QUERY PLAN " if kind == "sqlite" else "EXPLAIN "
     found = []
-    with store.engine.connect() as connection:
+    with store.database.engine.connect() as connection:
         for name, (statement, values) in statements.items():
             parameters = statement._parameters(values)
             rows = connection.exec_driver_sql(

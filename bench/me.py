@@ -202,9 +202,9 @@ def signed_in_client(app: Any) -> tuple[FlaskClient, str]:
     answer = client.post(f"/api/v1/puzzles/{GAME}/{PRACTICE_SEED}/runs", json={"actions": actions})
     assert answer.status_code == 201, answer.data
     store: Store = app.extensions["rally"].store
-    run = store.get_run(answer.get_json()["id"])
+    run = store.runs.get(answer.get_json()["id"])
     assert run is not None
-    with store.engine.begin() as connection:
+    with store.database.engine.begin() as connection:
         connection.execute(
             sqlalchemy.text("UPDATE runs SET player_id = :player WHERE player_id = :busy"),
             {"player": run.player_id, "busy": BUSY_PLAYER},
@@ -215,13 +215,13 @@ def signed_in_client(app: Any) -> tuple[FlaskClient, str]:
 def plan(app: Any, kind: str, player: str) -> str:
     """How the database reads the player's official runs: the plan of the store's statement."""
     store: Store = app.extensions["rally"].store
-    sql = store._sql.official_runs_of.sql
+    sql = store.players.sql.official_runs_of.sql
     explain, parameters = (
         ("EXPLAIN QUERY PLAN ", (player,))
         if kind == "sqlite"
         else ("EXPLAIN ", {"player_id": player})
     )
-    with store.engine.connect() as connection:
+    with store.database.engine.connect() as connection:
         rows = connection.exec_driver_sql(explain + sql, parameters)
         return " | ".join(str(row[-1]).strip() for row in rows)
 

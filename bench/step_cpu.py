@@ -25,7 +25,7 @@ import greenlet
 # (module, attribute path, step): the steps of a run submission, where they exist.
 STEPS = [
     ("service.web.ratelimit", "RateLimiter.check", "rate limits (Redis)"),
-    ("service.storage.store", "Store.add_run", "storing the run"),
+    ("service.storage.runs", "RunRepository.add", "storing the run"),
     ("service.web.api.runs", "replay", "replaying the run"),
     ("service.web.openapi", "read_json_body", "reading and checking the JSON body"),
     ("service.web.api.runs", "run_json", "the answer: run_json"),

@@ -17,7 +17,8 @@ from service.clock import Clock
 from service.domain import daily
 from service.jobs.jobs import store_solution
 from service.jobs.queue import solve_job_id
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web.api import dailies
 from service.web.players import COOKIE_NAME
 from solver import SolveResult, solve
@@ -188,7 +189,7 @@ def test_todays_and_coming_dailies_are_never_reachable_by_seed(
     for answer in answers:
         assert answer.status_code == 404
         assert puzzle.seed not in answer.get_data(as_text=True)
-    assert api_store.player_count() == 0
+    assert api_store.players.count() == 0
 
 
 @pytest.mark.parametrize("form", [daily.daily_seed, daily.legacy_daily_seed])
@@ -196,7 +197,7 @@ def test_a_daily_seed_not_yet_recorded_is_still_hidden(form, client: FlaskClient
     seed = form(DAILY_KEY, FINISHING_GAME, daily.today())
     assert client.get(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}").status_code == 404
     assert client.post(f"/api/v1/puzzles/{FINISHING_GAME}/{seed}", json={}).status_code == 404
-    assert api_store.pending_puzzles() == []
+    assert api_store.puzzles.pending() == []
 
 
 def test_a_past_daily_seed_is_recognised_as_that_daily(client: FlaskClient):
@@ -242,7 +243,7 @@ def test_a_new_seed_asked_for_is_recorded_pending_and_queued_for_solving(
         "commitment": daily.commitment(game_name, rules_version, PRACTICE_SEED),
         "line_opens_at": None,
     }
-    assert api_store.get_puzzle(game_name, PRACTICE_SEED, rules_version) is not None
+    assert api_store.puzzles.get(game_name, PRACTICE_SEED, rules_version) is not None
     job_id = solve_job_id(game_name, PRACTICE_SEED, rules_version)
     assert Job.exists(job_id, connection=redis.Redis.from_url(redis_url))
     again = client.post(path, json={})
@@ -267,7 +268,7 @@ def test_a_get_never_queues_work_and_an_unknown_seed_says_how_to_ask_for_it(
     assert cross_site.status_code == 403
     assert client.post(path, data="{}", content_type="text/plain").status_code == 403
     assert client.post(path, json={"seed": "x"}).status_code == 400
-    assert api_store.pending_puzzles() == []
+    assert api_store.puzzles.pending() == []
     assert redis.Redis.from_url(redis_url).keys("rq:job:*") == []
 
 
@@ -313,7 +314,7 @@ def test_a_tiebreak_times_its_sign_is_what_the_game_counts(client: FlaskClient, 
 
 
 def practice(store: Store, game_name: str = FINISHING_GAME) -> PuzzleRecord:
-    return store.ensure_puzzle(game_name, PRACTICE_SEED, GAMES[game_name].rules_version)
+    return store.puzzles.ensure(game_name, PRACTICE_SEED, GAMES[game_name].rules_version)
 
 
 @games
@@ -357,7 +358,7 @@ def test_a_score_sent_by_the_client_is_refused(client: FlaskClient, api_store: S
     response = submit(client, puzzle, actions, score=10**6)
     assert response.status_code == 400
     assert "score" in response.get_json()["error"]
-    assert api_store.player_count() == 0
+    assert api_store.players.count() == 0
 
 
 def test_the_answer_carries_the_optimum_once_solved(client: FlaskClient, api_store: Store):
@@ -384,7 +385,7 @@ def test_a_past_daily_is_practice_by_seed_and_never_official(client: FlaskClient
         f"/api/v1/play/{yesterday.game}/{yesterday.seed}", json={"actions": result.actions}
     )
     assert (play.get_json()["score"], play.get_json()["over"]) == (result.optimum, True)
-    assert api_store.leaderboard(yesterday.id) == []
+    assert api_store.runs.leaderboard(yesterday.id) == []
 
 
 def test_an_illegal_run_names_the_action_and_rule_and_stores_nothing(
@@ -400,7 +401,7 @@ def test_an_illegal_run_names_the_action_and_rule_and_stores_nothing(
     assert body["index"] == 3
     assert body["reason"]
     assert "3" in body["error"]
-    assert api_store.player_count(puzzle.id) == 0
+    assert api_store.runs.player_count(puzzle.id) == 0
     assert COOKIE_NAME not in response.headers.get("Set-Cookie", "")
 
 
@@ -410,7 +411,7 @@ def test_a_run_that_is_not_over_is_refused(client: FlaskClient, api_store: Store
     response = submit(client, puzzle, actions[:-1])
     assert response.status_code == 422
     assert response.get_json()["index"] == len(actions) - 1
-    assert api_store.player_count(puzzle.id) == 0
+    assert api_store.runs.player_count(puzzle.id) == 0
 
 
 def test_an_unknown_run_is_a_404(client: FlaskClient):
@@ -486,7 +487,7 @@ def test_the_first_write_hands_out_a_signed_player_cookie(client: FlaskClient, a
     assert "SameSite=Lax" in first.headers["Set-Cookie"]
     second = submit(client, puzzle, actions)
     assert "Set-Cookie" not in second.headers
-    assert api_store.player_count(puzzle.id) == 1
+    assert api_store.runs.player_count(puzzle.id) == 1
 
 
 def test_a_forged_player_cookie_is_a_new_player(client: FlaskClient, api_store: Store):
@@ -497,7 +498,7 @@ def test_a_forged_player_cookie_is_a_new_player(client: FlaskClient, api_store: 
     forged_id = "someone-else." + stolen.rsplit(".", 1)[1]
     client.set_cookie(COOKIE_NAME, forged_id)
     assert submit(client, puzzle, actions).get_json()["yours"] is True
-    assert api_store.player_count(puzzle.id) == 2
+    assert api_store.runs.player_count(puzzle.id) == 2
 
 
 # Solutions
@@ -596,7 +597,7 @@ def test_writes_over_the_limit_get_429_with_retry_after(make_app):
     refused = submit(client, puzzle, actions)
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert refused.get_json()["retry_after"] == int(refused.headers["Retry-After"])
-    assert store.player_count(puzzle.id) == 1
+    assert store.runs.player_count(puzzle.id) == 1
     assert submit(client_of(app), puzzle, actions).status_code == 201  # another address
 
 
@@ -610,7 +611,7 @@ def test_new_seeds_over_the_limit_get_429_but_known_ones_are_served(make_app):
     assert ask(f"/api/v1/puzzles/{game_name}/first-seed").status_code == 200
     assert client.get(f"/api/v1/puzzles/{game_name}/first-seed").status_code == 200
     store = app.extensions["rally"].store
-    assert store.get_puzzle(game_name, "second-seed", GAMES[game_name].rules_version) is None
+    assert store.puzzles.get(game_name, "second-seed", GAMES[game_name].rules_version) is None
 
 
 def test_runs_and_attempts_are_accepted_while_redis_is_down(make_app):
@@ -621,4 +622,4 @@ def test_runs_and_attempts_are_accepted_while_redis_is_down(make_app):
     assert client.get("/api/v1/daily").status_code == 200
     today = todays_daily(store, FINISHING_GAME)
     play_attempt(client, today, finished_run(get_game(today.game), today.seed))
-    assert len(store.leaderboard(today.id)) == 1
+    assert len(store.runs.leaderboard(today.id)) == 1

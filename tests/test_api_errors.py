@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from puzzles import GAMES, get_game
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web.action_forms import action_schema
 from service.web.json_body import _body_problem, _body_text, _lone_surrogate, _nesting_depth
 from tests.api_support import (
@@ -42,17 +43,17 @@ def assert_json_error(response: Any, status: int) -> dict[str, Any]:
 
 
 def practice(store: Store) -> PuzzleRecord:
-    return store.ensure_puzzle(GAME_NAME, "errors", GAMES[GAME_NAME].rules_version)
+    return store.puzzles.ensure(GAME_NAME, "errors", GAMES[GAME_NAME].rules_version)
 
 
 def snapshot(store: Store, puzzle: PuzzleRecord) -> tuple[Any, ...]:
     """What a refused request must leave unchanged."""
     return (
-        store.player_count(),
-        store.player_count(puzzle.id),
-        store.leaderboard(puzzle.id),
-        store.score_histogram(puzzle.id),
-        store.get_puzzle_by_id(puzzle.id),
+        store.players.count(),
+        store.runs.player_count(puzzle.id),
+        store.runs.leaderboard(puzzle.id),
+        store.runs.score_histogram(puzzle.id),
+        store.puzzles.by_id(puzzle.id),
     )
 
 
@@ -141,7 +142,7 @@ def test_a_bad_append_body_is_a_400_and_appends_nothing(
         content_type="application/json",
     )
     assert_json_error(response, 400)
-    assert api_store.get_attempt(attempt["attempt"]).played == 0
+    assert api_store.attempts.get(attempt["attempt"]).played == 0
 
 
 @pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
@@ -195,7 +196,7 @@ def test_unknown_or_invalid_names_are_json_4xx_and_record_nothing(
     path: str, status: int, client: FlaskClient, api_store: Store
 ):
     assert_json_error(client.get(path), status)
-    assert api_store.pending_puzzles() == []
+    assert api_store.puzzles.pending() == []
 
 
 @pytest.mark.parametrize(
@@ -337,7 +338,7 @@ def test_an_integer_field_in_another_json_form_is_a_400_and_stores_nothing(
 ):
     cases = integer_fields("rallye-raser")
     assert {field for _, _, field in cases} == {"gear", "die", "row", "step", "delta"}
-    puzzle = api_store.ensure_puzzle("rallye-raser", "forms", GAMES["rallye-raser"].rules_version)
+    puzzle = api_store.puzzles.ensure("rallye-raser", "forms", GAMES["rallye-raser"].rules_version)
     todays = todays_daily(api_store, "rallye-raser")
     attempt = start_attempt(client, todays).get_json()
     before = snapshot(api_store, puzzle), snapshot(api_store, todays)
@@ -357,7 +358,7 @@ def test_an_integer_field_in_another_json_form_is_a_400_and_stores_nothing(
             error = assert_json_error(response, 400)["error"]
             assert f"actions/{index}/{field}" in error or "not an integer" in error, error
     assert (snapshot(api_store, puzzle), snapshot(api_store, todays)) == before
-    assert api_store.get_attempt(attempt["attempt"]).played == 0
+    assert api_store.attempts.get(attempt["attempt"]).played == 0
 
 
 def nesting_of(value: Any) -> int:

@@ -20,9 +20,10 @@ from puzzles import GAMES, get_game
 from service.clock import Clock
 from service.domain import daily
 from service.operations.redis_server import EmbeddedRedis
+from service.storage.attempts import AttemptMoved, ClientLimit, Extension, RunResult
 from service.storage.models import Attempt, Run
-from service.storage.store import PuzzleRecord, Store
-from service.storage.store_attempts import AttemptMoved, ClientLimit, Extension, RunResult
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web.players import COOKIE_NAME
 from tests.api_support import (
     FINISHING_GAME,
@@ -94,7 +95,7 @@ def test_a_daily_is_played_through_its_attempt_to_an_official_run(
     )
     assert run["official"] is game.is_finished(final)
     assert (run["actions"], run["seed"], run["yours"]) == (actions, None, True)
-    assert api_store.get_attempt(attempt["attempt"]).over
+    assert api_store.attempts.get(attempt["attempt"]).over
 
 
 def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
@@ -116,7 +117,7 @@ def test_a_second_start_returns_the_same_attempt_there_is_no_restart(
     assert (after["attempt"], after["over"], after["run"]) == (first["attempt"], True, over["run"])
     refused = append(client, after, actions[:1])
     assert refused.status_code == 422
-    assert api_store.get_attempt(first["attempt"]).played == len(actions)
+    assert api_store.attempts.get(first["attempt"]).played == len(actions)
 
 
 @games
@@ -128,7 +129,7 @@ def test_a_retried_append_is_applied_once(game_name: str, client: FlaskClient, a
     retried = append(client, attempt, batch)  # the answer to the first was lost
     assert (first.status_code, retried.status_code) == (200, 200)
     assert retried.get_json() == first.get_json()
-    assert api_store.attempt_actions(attempt["attempt"]) == batch
+    assert api_store.attempts.actions(attempt["attempt"]) == batch
 
 
 def test_a_stale_played_count_is_a_409_with_the_current_state(
@@ -146,7 +147,7 @@ def test_a_stale_played_count_is_a_409_with_the_current_state(
         assert body["error"]
         assert body["actions"] == actions[:3]
         assert {key: body[key] for key in current} == current
-    assert api_store.get_attempt(attempt["attempt"]).played == 3
+    assert api_store.attempts.get(attempt["attempt"]).played == 3
 
 
 def test_an_illegal_action_names_its_index_and_rule_and_appends_nothing(
@@ -158,7 +159,7 @@ def test_an_illegal_action_names_its_index_and_rule_and_appends_nothing(
     assert answer.status_code == 422
     assert answer.get_json()["index"] == 1
     assert answer.get_json()["reason"].startswith("RR-27 (actions)")
-    assert api_store.get_attempt(attempt["attempt"]).played == 0
+    assert api_store.attempts.get(attempt["attempt"]).played == 0
 
 
 def test_only_its_player_may_read_or_extend_an_attempt(app: Flask, api_store: Store):
@@ -173,7 +174,7 @@ def test_only_its_player_may_read_or_extend_an_attempt(app: Flask, api_store: St
         client_of(app).get(f"/api/v1/attempts/{attempt['attempt']}"),
     ):
         assert answer.status_code == 404
-    assert api_store.get_attempt(attempt["attempt"]).played == 0
+    assert api_store.attempts.get(attempt["attempt"]).played == 0
 
 
 def test_only_todays_daily_takes_attempts(client: FlaskClient, api_store: Store):
@@ -182,7 +183,7 @@ def test_only_todays_daily_takes_attempts(client: FlaskClient, api_store: Store)
         answer = client.post(f"/api/v1/daily/{day}/{FINISHING_GAME}/attempt", json={})
         assert answer.status_code == status
         assert "Set-Cookie" not in answer.headers
-    assert api_store.player_count() == 0
+    assert api_store.players.count() == 0
 
 
 class RefusedError(Exception):
@@ -193,10 +194,10 @@ def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(stor
     """On SQLite and PostgreSQL: of two appends checked against the same count, the
     database lets exactly one through, every time."""
     game = GAMES[FINISHING_GAME]
-    puzzle = store.ensure_puzzle(
+    puzzle = store.puzzles.ensure(
         FINISHING_GAME, "race", game.rules_version, daily_date=daily.today(), number=1
     )
-    attempt, _ = store.start_attempt(puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT)
+    attempt, _ = store.attempts.start(puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT)
     for _round in range(8):
         choices = game.legal_actions(attempt.state)[:2]
         if len(choices) < 2:
@@ -218,7 +219,7 @@ def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(stor
                 return Extension([action], game.apply(current.state, action))
 
             try:
-                store.extend_attempt(target, extend)
+                store.attempts.extend(target, extend)
             except (RefusedError, AttemptMoved):
                 return "conflict"
             return "appended"
@@ -226,8 +227,8 @@ def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(stor
         with ThreadPoolExecutor(2) as pool:
             outcomes = sorted(pool.map(race, choices))
         assert outcomes == ["appended", "conflict"]
-        attempt = store.get_attempt(attempt.id)
-        stored = store.attempt_actions(attempt.id)
+        attempt = store.attempts.get(attempt.id)
+        stored = store.attempts.actions(attempt.id)
         assert attempt.played == expected + 1 == len(stored)
         assert stored[-1] in choices
     assert attempt.played >= 3
@@ -235,27 +236,27 @@ def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(stor
 
 def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: Store):
     game = GAMES[FINISHING_GAME]
-    puzzle = store.ensure_puzzle(
+    puzzle = store.puzzles.ensure(
         FINISHING_GAME, "ends", game.rules_version, daily_date=daily.today(), number=1
     )
     actions = finished_run(game, puzzle.seed)
-    attempt, created = store.start_attempt(
+    attempt, created = store.attempts.start(
         puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT, display_name="Ada"
     )
     final = game.replay(puzzle.seed, actions)
     result = RunResult(game.score(final), game.tiebreak(final), True)
-    over = store.extend_attempt(
+    over = store.attempts.extend(
         attempt.id, lambda _current: Extension(actions, final, result, official=True)
     )
     assert created and over.over
-    run = store.get_run(over.run_id)
+    run = store.runs.get(over.run_id)
     assert (run.score, run.official, run.display_name, run.actions) == (
         result.score,
         True,
         "Ada",
         actions,
     )
-    assert store.get_attempt(attempt.id) == over
+    assert store.attempts.get(attempt.id) == over
 
 
 # What others see of a run while the day lasts
@@ -350,7 +351,7 @@ def test_practice_of_a_daily_opens_to_everyone_once_the_day_is_over_and_not_befo
     assert practised.status_code == 200
     assert practised.get_json()["actions"] == actions[:3]
     assert client_of(app).post(path, json={"actions": actions}).get_json()["over"] is True
-    assert len(api_store.leaderboard(puzzle.id)) == 1
+    assert len(api_store.runs.leaderboard(puzzle.id)) == 1
 
 
 def test_an_attempt_finished_after_its_day_is_a_practice_run(
@@ -365,7 +366,7 @@ def test_an_attempt_finished_after_its_day_is_a_practice_run(
     assert attempt.status_code == 409
     over = append_line(player, puzzle, begun, actions)
     assert player.get(f"/api/v1/runs/{over['run']}").get_json()["official"] is False
-    assert api_store.leaderboard(puzzle.id) == []
+    assert api_store.runs.leaderboard(puzzle.id) == []
 
 
 # Limits
@@ -440,7 +441,7 @@ def test_the_database_keeps_a_keyed_hash_of_the_client_never_its_address(
     puzzle = todays_daily(api_store, FINISHING_GAME)
     assert start_from(app, "203.0.113.77", puzzle) == 201
     assert start_from(app, "2001:db8:5:6::1", puzzle) == 201
-    with api_store.engine.connect() as connection:
+    with api_store.database.engine.connect() as connection:
         clients = (
             connection.execute(sqlalchemy.select(Attempt.client).order_by(Attempt.created_at))
             .scalars()
@@ -465,7 +466,7 @@ def test_new_player_ids_are_limited_per_address(make_app):
         statuses.append(start_attempt(client, puzzle))
     assert [answer.status_code for answer in statuses] == [201, 201, 429]
     assert "Retry-After" in statuses[-1].headers
-    assert app.extensions["rally"].store.player_count() == 2
+    assert app.extensions["rally"].store.players.count() == 2
 
 
 # Names
@@ -523,7 +524,7 @@ def test_names_with_invisible_or_reordering_characters_are_refused(
     answer = start_attempt(client, puzzle, name=name)
     assert answer.status_code == 400
     assert "name" in answer.get_json()["error"]
-    assert api_store.player_count() == 0
+    assert api_store.players.count() == 0
 
 
 @pytest.mark.parametrize("name", ACCEPTED_NAMES.values(), ids=ACCEPTED_NAMES.keys())
@@ -541,7 +542,7 @@ def test_a_name_is_stored_in_nfc_and_a_change_applies_to_later_runs_only(
     )
     run = client.get(f"/api/v1/runs/{over['run']}").get_json()
     assert run["name"] == "Zo\u00eb"
-    practice = api_store.ensure_puzzle(puzzle.game, "names", puzzle.rules_version)
+    practice = api_store.puzzles.ensure(puzzle.game, "names", puzzle.rules_version)
     later = client.post(
         f"/api/v1/puzzles/{practice.game}/{practice.seed}/runs",
         json={"actions": over_run(get_game(practice.game), practice.seed), "name": "Ada"},
@@ -567,7 +568,7 @@ def test_look_alike_names_on_one_board_are_told_apart_by_a_tag(app: Flask, api_s
     names = ["Ada", "Ada", "\u0410da", "Bo", "Legacy"]
     for variant, name in enumerate(names):
         play_attempt(client_of(app), puzzle, finished_run(game, puzzle.seed, variant), name=name)
-    with api_store.engine.begin() as connection:  # a name stored before names were folded
+    with api_store.database.engine.begin() as connection:  # a name stored before names were folded
         connection.execute(
             sqlalchemy.update(Run)
             .where(Run.display_name == "Legacy")

@@ -17,7 +17,8 @@ from puzzles import GAMES, State
 from puzzles.crazy_rally.cards import ADJUSTMENTS
 from puzzles.playout import play_out
 from puzzles.rallye_raser.track import LANES
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web.api.attempts import BATCH_REASON
 from solver.rallye_raser.expert import careful_step
 from tests.api_support import append_line, finished_run, start_attempt, todays_daily

@@ -120,12 +120,12 @@ def test_an_append_whose_answer_was_lost_is_applied_once_when_retried(web: Web):
     send_and_hang_up(web, path, body, cookie)
     with Store(web.database_url) as store:
         deadline = time.monotonic() + 20
-        while store.get_attempt(attempt["attempt"]).played == 0:
+        while store.attempts.get(attempt["attempt"]).played == 0:
             assert time.monotonic() < deadline, "the request sent was never applied"
             time.sleep(0.05)
         status, _headers, retried = web.call("POST", path, body, cookie)
         assert (status, retried["played"]) == (200, len(first))
-        assert store.attempt_actions(attempt["attempt"]) == first
+        assert store.attempts.actions(attempt["attempt"]) == first
     played = len(first)
     for batch in rest:
         status, _headers, answer = web.call(

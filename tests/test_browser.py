@@ -44,7 +44,8 @@ from service.config import Config
 from service.domain import daily
 from service.jobs.jobs import store_solution
 from service.storage.migrations import upgrade
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web import how_to_play, players
 from service.web.app import create_app
 from solver import expert, solve
@@ -155,7 +156,7 @@ def solved_daily(site: Site) -> DailyOf:
         subprocess.run(
             [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
         )
-        puzzle = site.store.get_puzzle(*job)
+        puzzle = site.store.puzzles.get(*job)
         assert puzzle is not None and puzzle.status == "solved"
         return puzzle
 
@@ -549,10 +550,10 @@ def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_p
 def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[str, Any]]:
     """A practice seed solved with its par (as the worker's jobs store them) and a run of it
     played with seeded random choices: its id, its actions and the seed's par."""
-    puzzle = site.store.ensure_puzzle(game, seed, GAMES[game].rules_version)
+    puzzle = site.store.puzzles.ensure(game, seed, GAMES[game].rules_version)
     store_solution(site.store, puzzle.id, solve(game, seed))
     found = expert.par(game, seed)
-    site.store.record_par(
+    site.store.puzzles.record_par(
         puzzle.id,
         par=found["par"],
         tiebreak=found["par_tiebreak"],
@@ -561,7 +562,7 @@ def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[
     )
     actions = practice_run(game, seed)
     final = GAMES[game].replay(seed, actions)
-    run = site.store.add_run(
+    run = site.store.runs.add(
         puzzle,
         "coached-player",
         actions=actions,
@@ -596,10 +597,10 @@ def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions
     page.get_by_role("button", name="Grade the decisions").click()
     expect(page.locator("#analysis [role=status]")).to_contain_text("grading each decision")
     # The worker's analysis job, done here: the expert grades the run the page asked for.
-    puzzle = site.store.get_puzzle(game, seed, GAMES[game].rules_version)
+    puzzle = site.store.puzzles.get(game, seed, GAMES[game].rules_version)
     assert puzzle is not None
     analysis = expert.analyse(game, seed, actions, 0, (puzzle.optimum, puzzle.tiebreak))
-    assert site.store.record_analysis(run_id, analysis, seconds=analysis["seconds"])
+    assert site.store.analyses.record(run_id, analysis, seconds=analysis["seconds"])
     costly = [d for d in analysis["decisions"] if measurable_loss(d["loss"])]
     assert costly, "a run of random choices loses something"
     cards = page.locator("#analysis .decision")
@@ -1455,7 +1456,7 @@ def test_the_archive_is_a_calendar_whose_days_update_without_a_reload(
     subprocess.run(
         [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
     )
-    solved = site.store.get_puzzle(*job)
+    solved = site.store.puzzles.get(*job)
     assert solved is not None and solved.optimum is not None
     expect(optimum).to_have_text(f"/{solved.optimum}", timeout=30_000)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -44,11 +44,11 @@ def test_a_daily_recorded_with_a_64_bit_seed_keeps_it_under_any_rules(store: Sto
     """Dailies recorded (and committed to) before seeds had 128 bits keep their seeds: a
     day already in the database, today's or a coming one, is never given another."""
     legacy = daily.legacy_daily_seed("key", "crazy-rally", DAY)
-    old = store.ensure_puzzle("crazy-rally", legacy, "cr-1", daily_date=DAY, number=30)
+    old = store.puzzles.ensure("crazy-rally", legacy, "cr-1", daily_date=DAY, number=30)
     again = daily.ensure_daily(store, "key", "crazy-rally", DAY)
     assert again.seed == legacy and again.rules_version == GAMES["crazy-rally"].rules_version
     assert again.id != old.id
-    assert {p.seed for p in store.daily_puzzles(DAY) if p.game == "crazy-rally"} == {legacy}
+    assert {p.seed for p in store.puzzles.dailies(DAY) if p.game == "crazy-rally"} == {legacy}
     fresh = daily.ensure_daily(store, "key", "rallye-raser", DAY)
     assert fresh.seed == daily.daily_seed("key", "rallye-raser", DAY)
 
@@ -108,7 +108,7 @@ def test_ensure_dailies_records_one_pending_puzzle_per_game(store: Store):
         assert (puzzle.daily_date, puzzle.number, puzzle.status) == (DAY, 30, "pending")
         assert puzzle.rules_version == GAMES[puzzle.game].rules_version
     assert daily.ensure_dailies(store, "key", DAY) == puzzles
-    assert store.daily_puzzles(DAY) == puzzles
+    assert store.puzzles.dailies(DAY) == puzzles
 
 
 def test_defaults_keep_everything_in_the_instance_folder(instance_path: Path):

@@ -17,7 +17,8 @@ from sqlalchemy.engine import make_url
 
 from puzzles import get_game
 from service.domain import daily
-from service.storage.store import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS, Store
+from service.storage.database import BUSY_RETRY_AFTER_SECONDS, LOCK_WAIT_MS
+from service.storage.store import Store
 from tests.api_support import (
     FINISHING_GAME,
     attempt_batches,
@@ -98,10 +99,10 @@ def test_a_held_write_lock_is_a_503_with_retry_after_and_reads_go_on(make_app, d
             assert took < READ_SECONDS, (read, took)
 
     assert_busy(refused, waited)
-    assert store.player_count(past.id) == 1
+    assert store.runs.player_count(past.id) == 1
     retried = client_of(app).post(f"{path}/runs", json={"actions": actions})
     assert retried.status_code == 201
-    assert store.player_count(past.id) == 2
+    assert store.runs.player_count(past.id) == 2
 
 
 def test_an_attempts_last_append_under_a_held_lock_is_a_503_and_applies_once_retried(
@@ -122,11 +123,14 @@ def test_an_attempts_last_append_under_a_held_lock_is_a_503_and_applies_once_ret
         refused, waited = timed(lambda: client.post(append, json=body))
 
     assert_busy(refused, waited)
-    assert store.get_attempt(attempt["attempt"]).played == played
+    assert store.attempts.get(attempt["attempt"]).played == played
     retried = client.post(append, json=body)
     assert retried.status_code == 200, retried.data
     assert retried.get_json()["over"]
-    assert (store.player_count(puzzle.id), sum(store.score_histogram(puzzle.id).values())) == (1, 1)
+    assert (
+        store.runs.player_count(puzzle.id),
+        sum(store.runs.score_histogram(puzzle.id).values()),
+    ) == (1, 1)
 
 
 def test_the_503_is_documented_with_its_retry_after(app: Flask):

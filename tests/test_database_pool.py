@@ -11,7 +11,8 @@ from flask import Flask
 
 from puzzles import get_game
 from service.domain import daily
-from service.storage.store import BUSY_RETRY_AFTER_SECONDS, Store
+from service.storage.database import BUSY_RETRY_AFTER_SECONDS
+from service.storage.store import Store
 from tests.api_support import (
     FINISHING_GAME,
     attempt_batches,
@@ -35,7 +36,7 @@ def test_a_whole_daily_plays_on_a_pool_of_one_connection(make_app, database_url:
     while holding the first."""
     app: Flask = make_app(database=database_url, **ONE_CONNECTION)
     store: Store = app.extensions["rally"].store
-    assert (store.pool.size, store.pool.timeout) == (1, 1)
+    assert (store.database.pool.size, store.database.pool.timeout) == (1, 1)
     puzzle = todays_daily(store, FINISHING_GAME)
     actions = finished_run(get_game(puzzle.game), puzzle.seed)
     client = client_of(app)
@@ -71,7 +72,7 @@ def test_every_connection_taken_is_a_503_with_retry_after_and_nothing_done(
     client = client_of(app)
     submit = f"/api/v1/puzzles/{puzzle.game}/{puzzle.seed}/runs"
 
-    with store.engine.connect():  # the pool's only connection, held elsewhere
+    with store.database.engine.connect():  # the pool's only connection, held elsewhere
         started = time.monotonic()
         refused = client.post(submit, json={"actions": actions, "name": "Ada"})
         waited = time.monotonic() - started
@@ -80,8 +81,8 @@ def test_every_connection_taken_is_a_503_with_retry_after_and_nothing_done(
     assert refused.mimetype == "application/json"
     assert refused.headers["Retry-After"] == str(BUSY_RETRY_AFTER_SECONDS)
     assert refused.get_json()["retry_after"] == BUSY_RETRY_AFTER_SECONDS
-    assert waited >= store.pool.timeout
-    assert store.player_count(puzzle.id) == 0
+    assert waited >= store.database.pool.timeout
+    assert store.runs.player_count(puzzle.id) == 0
     retried = client.post(submit, json={"actions": actions, "name": "Ada"})
     assert retried.status_code == 201, retried.data
-    assert store.player_count(puzzle.id) == 1
+    assert store.runs.player_count(puzzle.id) == 1

@@ -233,7 +233,7 @@ def test_migrate_web_and_worker_run_against_postgres_and_redis(
 
     days = daily.upcoming_days(daily.today(), Config.from_env(env_of("worker")).days_ahead)
     with Store(database_url) as store:
-        recorded = [puzzle for day in days for puzzle in store.daily_puzzles(day)]
+        recorded = [puzzle for day in days for puzzle in store.puzzles.dailies(day)]
     assert len(recorded) == len(days) * len(GAMES)
     key = OPERATOR_VARIABLES["RALLY_DAILY_KEY"]
     assert {puzzle.seed for puzzle in recorded} == {

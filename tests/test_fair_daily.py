@@ -24,7 +24,8 @@ from service.clock import Clock
 from service.config import Config, ConfigError
 from service.domain import daily
 from service.jobs.jobs import store_solution
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web.players import COOKIE_NAME
 from solver import solve
 from tests.api_support import (
@@ -62,7 +63,7 @@ def test_a_daily_is_committed_ahead_hidden_on_its_day_and_revealed_after(
     upcoming = client.get("/api/v1/daily/upcoming").get_json()["puzzles"]
     committed = next(p for p in upcoming if p["game"] == game and p["date"] == DAY.isoformat())
     assert client.get(f"/api/v1/daily/{DAY}").status_code == 404
-    puzzle = next(p for p in api_store.daily_puzzles(DAY) if p.game == game)
+    puzzle = next(p for p in api_store.puzzles.dailies(DAY) if p.game == game)
     store_solution(api_store, puzzle.id, solve(game, seed))  # what the worker's job stores
 
     # On its day: the same commitment and the optimum, never the seed.
@@ -303,7 +304,7 @@ def test_a_write_from_another_site_is_refused_and_leaves_the_cookie_alone(
     visitor = client_of(app)
     attempt = start_attempt(visitor, puzzle, name="Ada").get_json()
     cookie = cookie_of(visitor)
-    practice = api_store.ensure_puzzle(puzzle.game, "csrf", puzzle.rules_version)
+    practice = api_store.puzzles.ensure(puzzle.game, "csrf", puzzle.rules_version)
     body = json.dumps({"played": 0, "actions": actions[:2], "name": "Mallory"})
     writes = [
         (f"/api/v1/attempts/{attempt['attempt']}/actions", body),
@@ -323,9 +324,12 @@ def test_a_write_from_another_site_is_refused_and_leaves_the_cookie_alone(
             assert "Set-Cookie" not in answer.headers
     assert cookie_of(visitor) == cookie
     assert cookie_of(stranger) is None
-    assert api_store.get_attempt(attempt["attempt"]).played == 0
-    assert api_store.display_name(api_store.get_attempt(attempt["attempt"]).player_id) == "Ada"
-    assert api_store.player_count() == 1
+    assert api_store.attempts.get(attempt["attempt"]).played == 0
+    assert (
+        api_store.players.display_name(api_store.attempts.get(attempt["attempt"]).player_id)
+        == "Ada"
+    )
+    assert api_store.players.count() == 1
 
 
 @pytest.mark.parametrize(
@@ -359,13 +363,13 @@ def test_a_past_daily_of_older_rules_keeps_its_results_and_is_practised_under_th
 ):
     game = FINISHING_GAME
     seed = daily.daily_seed(DAILY_KEY, game, DAY)
-    old = api_store.ensure_puzzle(
+    old = api_store.puzzles.ensure(
         game, seed, old_rules(game), daily_date=DAY, number=daily.puzzle_number(DAY)
     )
-    api_store.record_solution(
+    api_store.puzzles.record_solution(
         old.id, optimum=1234, tiebreak=5, witness=[], proved=True, solve_seconds=1.0
     )
-    stored_run = api_store.add_run(
+    stored_run = api_store.runs.add(
         old,
         "p-old",
         actions=["from the old rules"],
@@ -394,7 +398,7 @@ def test_a_past_daily_of_older_rules_keeps_its_results_and_is_practised_under_th
     actions = finished_run(get_game(game), seed)
     played = client.post(f"/api/v1/daily/{DAY}/{game}/play", json={"actions": actions})
     assert played.get_json()["finished"] is True
-    assert api_store.get_puzzle_by_id(old.id).optimum == 1234
+    assert api_store.puzzles.by_id(old.id).optimum == 1234
 
 
 def test_todays_daily_stored_under_older_rules_is_played_under_the_current(
@@ -403,7 +407,7 @@ def test_todays_daily_stored_under_older_rules_is_played_under_the_current(
     game = FINISHING_GAME
     today = daily.today()
     seed = daily.daily_seed(DAILY_KEY, game, today)
-    old = api_store.ensure_puzzle(
+    old = api_store.puzzles.ensure(
         game, seed, old_rules(game), daily_date=today, number=daily.puzzle_number(today)
     )
     attempt = start_attempt(client, old).get_json()
@@ -415,7 +419,7 @@ def test_todays_daily_stored_under_older_rules_is_played_under_the_current(
 def todays_puzzle(store: Store, game: str) -> PuzzleRecord:
     return next(
         p
-        for p in store.daily_puzzles(daily.today())
+        for p in store.puzzles.dailies(daily.today())
         if p.game == game and p.rules_version == GAMES[game].rules_version
     )
 

@@ -68,7 +68,7 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
     service_env: Config, process_env: dict[str, str]
 ):
     with Store(service_env.database_url) as store:
-        puzzle = store.ensure_puzzle(GAME, SLOW_SEED, GAMES[GAME].rules_version)
+        puzzle = store.puzzles.ensure(GAME, SLOW_SEED, GAMES[GAME].rules_version)
         connection = redis.Redis.from_url(service_env.redis_url)
         enqueue_solve(solve_queue(connection), service_env, GAME, puzzle.seed, puzzle.rules_version)
         job_id = solve_job_id(GAME, puzzle.seed, puzzle.rules_version)
@@ -81,22 +81,22 @@ def test_a_worker_killed_mid_solve_leaves_the_job_retried_and_stored_once(
             "the worker starts solving",
         )
         kill_everything_under(first)
-        assert store.get_puzzle_by_id(puzzle.id).status == "pending"
+        assert store.puzzles.by_id(puzzle.id).status == "pending"
 
         second = subprocess.Popen(rally("worker"), env=env, start_new_session=True)
         try:
             wait_until(
-                lambda: store.get_puzzle_by_id(puzzle.id).status != "pending",
+                lambda: store.puzzles.by_id(puzzle.id).status != "pending",
                 SOLVED_WITHIN,
                 "the abandoned job is retried",
             )
         finally:
             stop_process(second)
-        solved = store.get_puzzle_by_id(puzzle.id)
+        solved = store.puzzles.by_id(puzzle.id)
         assert solved.status == "solved"
         assert solved.solve_seconds > 0.2, f"{SLOW_SEED} solves too fast to be killed mid-solve"
         assert Job.fetch(job_id, connection=connection).retries_left == 0
-        assert store.get_puzzle(GAME, puzzle.seed, puzzle.rules_version) == solved
+        assert store.puzzles.get(GAME, puzzle.seed, puzzle.rules_version) == solved
         final = GAMES[GAME].replay(puzzle.seed, solved.witness)
         assert (GAMES[GAME].score(final), GAMES[GAME].tiebreak(final)) == (
             solved.optimum,
@@ -123,9 +123,9 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
         private.stop()
 
         assert client.get("/api/v1/daily").get_json() == today
-        puzzle = next(p for p in store.daily_puzzles(daily.today()) if p.game == GAME)
+        puzzle = next(p for p in store.puzzles.dailies(daily.today()) if p.game == GAME)
         over = play_attempt(client, puzzle, over_run(GAMES[GAME], puzzle.seed))
-        assert store.get_run(over["run"]) is not None
+        assert store.runs.get(over["run"]) is not None
         submitted = client.post(
             f"/api/v1/puzzles/{GAME}/practice-while-down/runs",
             json={"actions": over_run(GAMES[GAME], "practice-while-down")},
@@ -137,14 +137,14 @@ def test_with_redis_stopped_the_service_serves_and_stores_then_resumes(
         private.start()
         connection = redis.Redis.from_url(private.url)
         sweep_pending(store, config, connection)  # what the next planning run does
-        practice = store.get_puzzle(GAME, "asked-while-redis-was-down", GAMES[GAME].rules_version)
+        practice = store.puzzles.get(GAME, "asked-while-redis-was-down", GAMES[GAME].rules_version)
         # The coming week's dailies are solved first: they are more urgent than practice.
         wait_until(
-            lambda: store.get_puzzle_by_id(practice.id).status != "pending",
+            lambda: store.puzzles.by_id(practice.id).status != "pending",
             SOLVED_AFTER_THE_DAILIES,
             "the worker takes up the puzzle asked for while Redis was down",
         )
-        assert store.get_puzzle_by_id(practice.id).status == "solved"
+        assert store.puzzles.by_id(practice.id).status == "solved"
     finally:
         stop_process(worker)
         private.stop()
@@ -211,4 +211,4 @@ def test_every_acknowledged_run_survives_a_killed_web_process(
     finally:
         stop_process(restarted)
     with Store(config.database_url) as store:
-        assert all(store.get_run(run_id) for run_id in acknowledged)
+        assert all(store.runs.get(run_id) for run_id in acknowledged)

@@ -64,7 +64,7 @@ def test_livez_is_200_while_redis_and_the_database_fail(make_app, tmp_path: Path
     app = make_app(redis=closed)
     (tmp_path / "api.sqlite3").unlink()
     (tmp_path / "api.sqlite3").mkdir()  # a folder where the database file was: cannot open
-    app.extensions["rally"].store.engine.dispose()
+    app.extensions["rally"].store.database.engine.dispose()
     client = client_of(app)
     assert client.get("/healthz").get_json()["failing"] == ["database", "redis", "queue"]
     answer = client.get("/livez")
@@ -76,7 +76,7 @@ def test_an_unreachable_database_is_503_naming_the_database(make_app, tmp_path: 
     app = make_app()
     (tmp_path / "api.sqlite3").unlink()
     (tmp_path / "api.sqlite3").mkdir()  # a folder where the database file was: cannot open
-    app.extensions["rally"].store.engine.dispose()
+    app.extensions["rally"].store.database.engine.dispose()
     answer = client_of(app).get("/healthz")
     assert answer.status_code == 503
     body = answer.get_json()

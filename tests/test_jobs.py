@@ -32,7 +32,8 @@ from service.jobs.queue import (
     solve_queues,
     start_planning,
 )
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from tests.queue_support import work_until_empty
 
 
@@ -115,11 +116,11 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     clock.set(datetime(2027, 3, 10, 12, tzinfo=UTC))
     today = date(2027, 3, 10)
     failed_today = daily.ensure_dailies(job_store, service_env.daily_key, today)[0]
-    job_store.record_failure(failed_today.id, "the solver of an older release failed")
+    job_store.puzzles.record_failure(failed_today.id, "the solver of an older release failed")
     start_planning(queue, service_env)
     work_until_empty(connection, max_jobs=1)
     days = daily.upcoming_days(today, service_env.days_ahead)
-    recorded = {day: job_store.daily_puzzles(day) for day in days}
+    recorded = {day: job_store.puzzles.dailies(day) for day in days}
     assert sum(map(len, recorded.values())) == len(days) * len(GAMES)
     job_ids = {
         puzzle.id: solve_job_id(puzzle.game, puzzle.seed, puzzle.rules_version)
@@ -135,7 +136,7 @@ def test_planning_records_the_coming_dailies_and_queues_them(
     ]
     # Every past daily from the first day on is recorded and waits behind everything else.
     past = daily.days_between(daily.FIRST_DAY, today)
-    backfill = [puzzle for day in past for puzzle in job_store.daily_puzzles(day)]
+    backfill = [puzzle for day in past for puzzle in job_store.puzzles.dailies(day)]
     assert len(backfill) == len(past) * len(GAMES)
     assert solve_queue(connection, Urgency.BACKFILL).job_ids == job_ids_of(
         sorted(backfill, key=lambda puzzle: puzzle.id)
@@ -148,7 +149,7 @@ def test_the_archive_days_setting_bounds_the_past_dailies_recorded(
     config = replace(service_env, archive_days=3)
     today = daily.today()
     assert jobs.record_past_dailies(job_store, config) == 3 * len(GAMES)
-    recorded = {day for _game, day in job_store.recorded_dailies()}
+    recorded = {day for _game, day in job_store.puzzles.recorded_dailies()}
     assert recorded == {today - timedelta(days=back) for back in (1, 2, 3)}
     assert jobs.record_past_dailies(job_store, replace(service_env, archive_days=0)) == 0
 
@@ -158,7 +159,7 @@ def test_a_waiting_job_moves_to_a_more_urgent_queue_and_runs_there(
     connection, service_env, job_store
 ):
     """Never to a less urgent one. (A puzzle of older rules: its job ends at once.)"""
-    job_store.ensure_puzzle("crazy-rally", "moved", "older-rules")
+    job_store.puzzles.ensure("crazy-rally", "moved", "older-rules")
     coming, practice, today = (
         solve_queue(connection, urgency)
         for urgency in (Urgency.COMING, Urgency.PRACTICE, Urgency.TODAY)
@@ -177,7 +178,7 @@ def test_a_waiting_job_moves_to_a_more_urgent_queue_and_runs_there(
 
 def test_the_sweep_queues_puzzles_left_pending(queue, connection, service_env, job_store):
     game = sorted(GAMES)[0]
-    puzzle = job_store.ensure_puzzle(game, "asked-while-redis-was-down", GAMES[game].rules_version)
+    puzzle = job_store.puzzles.ensure(game, "asked-while-redis-was-down", GAMES[game].rules_version)
     assert jobs.sweep_pending(job_store, service_env, connection) == 1
     assert jobs.sweep_pending(job_store, service_env, connection) == 0
     practice = solve_queue(connection, Urgency.PRACTICE)
@@ -186,13 +187,13 @@ def test_the_sweep_queues_puzzles_left_pending(queue, connection, service_env, j
 
 @pytest.mark.processes
 def test_a_failing_solve_is_retried_then_marked_failed(queue, connection, service_env, job_store):
-    puzzle = job_store.ensure_puzzle("no-such-game", "s1", "v1")
+    puzzle = job_store.puzzles.ensure("no-such-game", "s1", "v1")
     enqueue_solve(queue, service_env, "no-such-game", "s1", "v1")
     work_until_empty(connection)
     job = Job.fetch(solve_job_id("no-such-game", "s1", "v1"), connection=connection)
     assert job.get_status() == JobStatus.FAILED
     assert job.retries_left == 0
-    failed = job_store.get_puzzle_by_id(puzzle.id)
+    failed = job_store.puzzles.by_id(puzzle.id)
     assert failed.status == "failed"
     assert "KeyError" in failed.error
 
@@ -211,14 +212,14 @@ def test_a_puzzle_is_solved_and_stored_exactly_once(
     game_name, queue, connection, service_env, job_store
 ):
     game = GAMES[game_name]
-    puzzle = job_store.ensure_puzzle(game_name, "solved-once", game.rules_version)
+    puzzle = job_store.puzzles.ensure(game_name, "solved-once", game.rules_version)
     enqueue_solve(queue, service_env, game_name, puzzle.seed, puzzle.rules_version)
     work_until_empty(connection)
-    solved = job_store.get_puzzle_by_id(puzzle.id)
+    solved = job_store.puzzles.by_id(puzzle.id)
     assert solved.status == "solved"
     again = jobs.solve_puzzle(game_name, puzzle.seed, puzzle.rules_version)
     assert again == "already solved; par known"
-    assert job_store.get_puzzle_by_id(puzzle.id) == solved
+    assert job_store.puzzles.by_id(puzzle.id) == solved
     if solved.optimum is not None:
         final = game.replay(puzzle.seed, solved.witness)
         assert (game.score(final), game.tiebreak(final)) == (solved.optimum, solved.tiebreak)
@@ -252,7 +253,7 @@ def test_an_idle_worker_queues_the_puzzles_that_wait(connection, service_env, jo
     solved: none waits for the next planning run."""
     rules = GAMES[GAME].rules_version
     waiting = [
-        job_store.ensure_puzzle(GAME, "idle-practice", rules),
+        job_store.puzzles.ensure(GAME, "idle-practice", rules),
         daily.ensure_daily(job_store, service_env.daily_key, GAME, daily.FIRST_DAY),
     ]
     queues = solve_queues(connection)
@@ -266,4 +267,4 @@ def test_an_idle_worker_queues_the_puzzles_that_wait(connection, service_env, jo
     assert solve_queue(connection, Urgency.PRACTICE).job_ids == job_ids_of(waiting[:1])
     assert solve_queue(connection, Urgency.BACKFILL).job_ids == job_ids_of(waiting[1:])
     work_until_empty(connection)
-    assert [job_store.get_puzzle_by_id(p.id).status for p in waiting] == ["solved", "solved"]
+    assert [job_store.puzzles.by_id(p.id).status for p in waiting] == ["solved", "solved"]

@@ -26,7 +26,7 @@ from service.domain.leagues import (
     new_league_id,
     new_member_handle,
 )
-from service.storage.leagues import LeagueRepository, NoSuchInvite
+from service.storage.leagues import NoSuchInvite
 from service.storage.models import League, LeagueMember, Player
 from service.storage.store import Store
 from service.web.api.common import CACHE_SECONDS
@@ -227,7 +227,7 @@ def fill(store: Store, league_id: str, members: int) -> None:
     joins the tests make through the API then meet the cap."""
     players = [f"filler-{league_id}-{number}" for number in range(members)]
     now = datetime.now(UTC)
-    with store.engine.begin() as connection:
+    with store.database.engine.begin() as connection:
         connection.execute(
             sqlalchemy.insert(Player),
             [
@@ -278,7 +278,7 @@ def test_a_player_is_in_at_most_50_leagues(app: Flask, api_store: Store, clock: 
     invites = [make(other, f"League {n}", "Other")["invite"] for n in range(3)]
     first = make(busy, "Mine", "Busy")
     player = busy_player(api_store, first["id"])
-    leagues = LeagueRepository(api_store)
+    leagues = api_store.leagues
     for number in range(MAX_LEAGUES_PER_PLAYER - 2):
         salt = new_invite_salt()
         leagues.make(
@@ -300,7 +300,7 @@ def test_a_player_is_in_at_most_50_leagues(app: Flask, api_store: Store, clock: 
 
 
 def busy_player(store: Store, league_id: str) -> str:
-    with store.engine.connect() as connection:
+    with store.database.engine.connect() as connection:
         return connection.scalar(sqlalchemy.select(League.maker_id).filter_by(id=league_id))
 
 
@@ -317,7 +317,7 @@ def test_concurrent_joins_fill_a_league_to_its_cap_exactly(make_app: AppFactory,
     with ThreadPoolExecutor(max_workers=6) as pool:
         statuses = list(pool.map(attempt, clients))
     assert sorted(statuses) == [200] * 4 + [409] * 8
-    with store.engine.connect() as connection:
+    with store.database.engine.connect() as connection:
         counted = connection.scalar(sqlalchemy.select(League.members).filter_by(id=made["id"]))
         members = connection.scalar(
             sqlalchemy.select(sqlalchemy.func.count()).select_from(LeagueMember)
@@ -328,7 +328,7 @@ def test_concurrent_joins_fill_a_league_to_its_cap_exactly(make_app: AppFactory,
 def hold_the_league(store: Store, league_id: str) -> tuple[Any, Any]:
     """A transaction of another connection that has begun renewing the league's invite (and
     so holds its row, or on SQLite the write lock): its connection and transaction."""
-    engine = sqlalchemy.create_engine(store.engine.url)
+    engine = sqlalchemy.create_engine(store.database.engine.url)
     connection = engine.connect()
     if engine.dialect.name == "sqlite":
         connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -350,14 +350,14 @@ def test_a_join_racing_a_renewal_that_commits_first_finds_the_link_renewed(
     store: Store = app.extensions["rally"].store
     made = make(client_of(app))
     player = "racer"
-    store.upsert_player(player, "Racer")
+    store.players.upsert(player, "Racer")
     connection, transaction = hold_the_league(store, made["id"])
     outcome: list[Any] = []
 
     def join_now() -> None:
         try:
             outcome.append(
-                LeagueRepository(store).join(
+                store.leagues.join(
                     invite_hash=invite_hash(made["invite"]),
                     player_id=player,
                     member=new_member_handle(),
@@ -379,7 +379,7 @@ def test_a_join_racing_a_renewal_that_commits_first_finds_the_link_renewed(
     connection.close()
     racer.join()
     assert len(outcome) == 1 and isinstance(outcome[0], NoSuchInvite)
-    with store.engine.connect() as check:
+    with store.database.engine.connect() as check:
         members = check.scalar(sqlalchemy.select(sqlalchemy.func.count()).select_from(LeagueMember))
         counted = check.scalar(sqlalchemy.select(League.members).filter_by(id=made["id"]))
     assert members == counted == 1
@@ -433,14 +433,14 @@ def test_todays_standings_show_scores_and_where_the_others_stand_but_no_line(
     ada_run = finish_today(ada, app, FINISHING_GAME)
     played = play_attempt(ben, puzzle, finished_run(get_game(FINISHING_GAME), puzzle.seed, 1))
     start_attempt(cleo, puzzle)  # under way
-    api_store.record_solution(
+    api_store.puzzles.record_solution(
         puzzle.id, optimum=200, tiebreak=9, witness=[], proved=True, solve_seconds=1.0
     )
-    api_store.record_par(puzzle.id, par=150, tiebreak=4, line=[], seconds=1.0)
+    api_store.puzzles.record_par(puzzle.id, par=150, tiebreak=4, line=[], seconds=1.0)
     clock.advance(CACHE_SECONDS)  # a process keeps a day's puzzles that long
     seen = league_of(dan, made["id"]).get_json()
     board = seen["today"][FINISHING_GAME]
-    ada_record = api_store.get_run(ada_run)
+    ada_record = api_store.runs.get(ada_run)
     assert ada_record is not None
     results = [
         ("Ada", ada_record.score, ada_record.tiebreak),

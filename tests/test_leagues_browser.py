@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from puzzles import GAMES
 from service.domain import daily
-from service.storage.store import PuzzleRecord
+from service.storage.puzzles import PuzzleRecord
 from tests.api_support import attempt_batches, finished_run
 from tests.browser_support import (
     CHROMIUM_ARGS,
@@ -89,7 +89,7 @@ def solved_today(site: Site, game: str) -> PuzzleRecord:
     subprocess.run(
         [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
     )
-    puzzle = site.store.get_puzzle(*job)
+    puzzle = site.store.puzzles.get(*job)
     assert puzzle is not None and puzzle.witness is not None
     return puzzle
 

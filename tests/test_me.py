@@ -18,7 +18,8 @@ from puzzles import GAMES, get_game
 from service.clock import Clock
 from service.domain.history import streaks
 from service.storage.migrations import upgrade
-from service.storage.store import PlayerSummary, Store
+from service.storage.players import PlayerSummary
+from service.storage.store import Store
 from tests.api_support import (
     FINISHING_GAME,
     append_line,
@@ -59,7 +60,7 @@ def test_streaks_count_runs_finished_on_their_day(app: Flask, api_store: Store, 
     clock.set(at(DAY, 23, 59, 30))
     assert streak_of(client) == (0, 0, 0)
     first = play_day(client, api_store, DAY)
-    assert api_store.get_run(first["run"]).official
+    assert api_store.runs.get(first["run"]).official
     assert streak_of(client) == (1, 1, 1)
     # Past midnight the streak stays alive while the new day's daily may be played.
     clock.set(at(DAY + timedelta(days=1)))
@@ -86,7 +87,7 @@ def test_a_run_finished_after_its_day_does_not_count(app: Flask, api_store: Stor
     assert client.post(append, json={"played": 0, "actions": actions[:1]}).status_code == 200
     clock.set(at(late_day + timedelta(days=1), 0, 0, 1))
     over = append_line(client, puzzle, {**begun, "played": 1}, actions)
-    assert over["finished"] and not api_store.get_run(over["run"]).official
+    assert over["finished"] and not api_store.runs.get(over["run"]).official
     assert streak_of(client) == (0, 1, 1)
     assert [run["date"] for run in me(client)["runs"]] == [DAY.isoformat()]
 
@@ -143,7 +144,7 @@ def test_me_lists_the_official_runs_with_their_optimum_and_name(
     ]
     assert answer["games"][FINISHING_GAME]["to_optimum"] == {"mean": None, "histogram": []}
     optimum = played["score"] + 3
-    api_store.record_solution(
+    api_store.puzzles.record_solution(
         puzzle.id, optimum=optimum, tiebreak=0, witness=[], proved=True, solve_seconds=1.0
     )
     solved = me(client)
@@ -153,7 +154,9 @@ def test_me_lists_the_official_runs_with_their_optimum_and_name(
         "histogram": [{"distance": 3, "runs": 1}],
     }
     # Par, once computed, beside the optimum; a run may beat it.
-    api_store.record_par(puzzle.id, par=played["score"] - 2, tiebreak=0, line=[], seconds=1.0)
+    api_store.puzzles.record_par(
+        puzzle.id, par=played["score"] - 2, tiebreak=0, line=[], seconds=1.0
+    )
     with_par = me(client)
     assert with_par["runs"][0]["par"] == played["score"] - 2
     assert with_par["games"][FINISHING_GAME]["to_par"] == {
@@ -190,9 +193,11 @@ def long_history(store: Store, player: str, today: date) -> list[tuple[date, int
     solved = []
     for back in range(HISTORY_DAYS):
         day = today - timedelta(days=back)
-        puzzle = store.ensure_puzzle(FINISHING_GAME, f"h-{back}", "v1", daily_date=day, number=back)
+        puzzle = store.puzzles.ensure(
+            FINISHING_GAME, f"h-{back}", "v1", daily_date=day, number=back
+        )
         if back in MISSED:
-            store.add_run(
+            store.runs.add(
                 puzzle,
                 player,
                 actions=[],
@@ -203,13 +208,13 @@ def long_history(store: Store, player: str, today: date) -> list[tuple[date, int
             )
             continue
         score = 10 + back % 7
-        run = store.add_run(
+        run = store.runs.add(
             puzzle, player, actions=[], score=score, tiebreak=back % 3, finished=True, today=day
         )
         assert run.official
-        store.add_run(puzzle, player, actions=[], score=1, tiebreak=0, finished=True, today=day)
+        store.runs.add(puzzle, player, actions=[], score=1, tiebreak=0, finished=True, today=day)
         if back % 10:
-            store.record_solution(
+            store.puzzles.record_solution(
                 puzzle.id, optimum=20, tiebreak=0, witness=[], proved=True, solve_seconds=0.1
             )
             solved.append((day, 20 - score))
@@ -225,7 +230,7 @@ def test_a_long_history_is_read_without_replaying_a_run(
         f"/api/v1/puzzles/{FINISHING_GAME}/a-practice-seed/runs",
         json={"actions": finished_run(get_game(FINISHING_GAME), "a-practice-seed")},
     )
-    player_id = api_store.get_run(player.get_json()["id"]).player_id
+    player_id = api_store.runs.get(player.get_json()["id"]).player_id
     solved = long_history(api_store, player_id, DAY)
     for game in GAMES.values():
         monkeypatch.setattr(game, "replay", refuse_replay)
@@ -251,9 +256,9 @@ def refuse_replay(*_args: object) -> None:
 def test_sqlite_reads_the_official_runs_off_their_index(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'plans.sqlite3'}"
     upgrade(url)
-    with Store(url) as store, store.engine.connect() as connection:
+    with Store(url) as store, store.database.engine.connect() as connection:
         plan = connection.exec_driver_sql(
-            "EXPLAIN QUERY PLAN " + store._sql.official_runs_of.sql, ("p1",)
+            "EXPLAIN QUERY PLAN " + store.players.sql.official_runs_of.sql, ("p1",)
         )
         details = [detail for *_, detail in plan]
     assert details[:2] == [
@@ -281,20 +286,24 @@ def test_streaks(days: list[date], today: date, expected: tuple[int, int]):
 
 def test_the_store_reads_only_official_runs_newest_day_first(store: Store):
     first, second = (
-        store.ensure_puzzle(FINISHING_GAME, f"s-{n}", "v1", daily_date=DAY + timedelta(n), number=n)
+        store.puzzles.ensure(
+            FINISHING_GAME, f"s-{n}", "v1", daily_date=DAY + timedelta(n), number=n
+        )
         for n in (0, 1)
     )
-    other = store.ensure_puzzle(OTHER_GAME, "s-2", "v1", daily_date=DAY, number=0)
-    practice = store.ensure_puzzle(FINISHING_GAME, "s-3", "v1")
+    other = store.puzzles.ensure(OTHER_GAME, "s-2", "v1", daily_date=DAY, number=0)
+    practice = store.puzzles.ensure(FINISHING_GAME, "s-3", "v1")
     for puzzle in (first, second, other):
-        store.add_run(
+        store.runs.add(
             puzzle, "p1", actions=[], score=5, tiebreak=1, finished=True, today=puzzle.daily_date
         )
-    store.add_run(first, "p1", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
-    store.add_run(practice, "p1", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
-    store.add_run(first, "p2", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
-    store.record_solution(first.id, optimum=9, tiebreak=2, witness=[], proved=True, solve_seconds=1)
-    summary = store.player_summary("p1", DAY)
+    store.runs.add(first, "p1", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
+    store.runs.add(practice, "p1", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
+    store.runs.add(first, "p2", actions=[], score=7, tiebreak=1, finished=True, today=DAY)
+    store.puzzles.record_solution(
+        first.id, optimum=9, tiebreak=2, witness=[], proved=True, solve_seconds=1
+    )
+    summary = store.players.summary("p1", DAY)
     runs = summary.official_runs
     assert summary.name is None
     assert [(run.daily_date, run.game, run.optimum) for run in runs] == [
@@ -303,7 +312,7 @@ def test_the_store_reads_only_official_runs_newest_day_first(store: Store):
         (DAY, OTHER_GAME, None),
     ]
     assert {(run.score, run.tiebreak, run.par) for run in runs} == {(5, 1, None)}
-    assert store.player_summary("nobody", DAY) == PlayerSummary(None, [], [])
+    assert store.players.summary("nobody", DAY) == PlayerSummary(None, [], [])
 
 
 def test_todays_attempts_say_what_the_home_page_shows(app: Flask, api_store: Store, clock: Clock):

@@ -18,7 +18,8 @@ from service.jobs.queue import (
     par_job_id,
     solve_queue,
 )
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from tests.api_support import FINISHING_GAME, client_of, finished_run, play_attempt, todays_daily
 
 RULES = GAMES[FINISHING_GAME].rules_version
@@ -32,8 +33,8 @@ def queued(app: Flask, urgency: Urgency) -> list[str]:
 
 
 def with_par(store: Store, puzzle: PuzzleRecord) -> PuzzleRecord:
-    assert store.record_par(puzzle.id, par=17, tiebreak=-19, line=PAR_LINE, seconds=3.0)
-    stored = store.get_puzzle_by_id(puzzle.id)
+    assert store.puzzles.record_par(puzzle.id, par=17, tiebreak=-19, line=PAR_LINE, seconds=3.0)
+    stored = store.puzzles.by_id(puzzle.id)
     assert stored is not None
     return stored
 
@@ -55,7 +56,7 @@ def test_puzzle_answers_give_the_par_once_computed_and_null_before(
     assert client.post(path, json={}).status_code == 202
     before = client.get(path).get_json()
     assert (before["par"], before["par_tiebreak"], before["par_computed"]) == (None, None, False)
-    with_par(api_store, api_store.get_puzzle(FINISHING_GAME, "par-seed", RULES))
+    with_par(api_store, api_store.puzzles.get(FINISHING_GAME, "par-seed", RULES))
     clock.advance(1)  # past the second each process keeps a puzzle
     shown = client.get(path).get_json()
     assert (shown["par"], shown["par_tiebreak"], shown["par_computed"]) == (17, -19, True)
@@ -66,8 +67,8 @@ def test_a_par_run_that_did_not_finish_is_computed_with_a_null_par(
 ):
     path = f"/api/v1/puzzles/{FINISHING_GAME}/unfinished-par"
     assert client.post(path, json={}).status_code == 202
-    puzzle = api_store.get_puzzle(FINISHING_GAME, "unfinished-par", RULES)
-    api_store.record_par(puzzle.id, par=None, tiebreak=None, line=[], seconds=1.0)
+    puzzle = api_store.puzzles.get(FINISHING_GAME, "unfinished-par", RULES)
+    api_store.puzzles.record_par(puzzle.id, par=None, tiebreak=None, line=[], seconds=1.0)
     shown = client.get(path).get_json()
     assert (shown["par"], shown["par_tiebreak"], shown["par_computed"]) == (None, None, True)
 
@@ -79,7 +80,7 @@ def test_a_practice_par_line_is_202_until_computed_then_public(
     client.post(f"/api/v1/puzzles/{FINISHING_GAME}/par-line", json={})
     pending = client.get(f"{path}/par")
     assert (pending.status_code, pending.get_json()["actions"]) == (202, None)
-    with_par(api_store, api_store.get_puzzle(FINISHING_GAME, "par-line", RULES))
+    with_par(api_store, api_store.puzzles.get(FINISHING_GAME, "par-line", RULES))
     clock.advance(1)
     shown = client.get(f"{path}/par")
     assert shown.status_code == 200
@@ -96,7 +97,7 @@ def test_a_known_practice_seed_without_a_par_queues_it_behind_the_solves(
     app: Flask, api_store: Store
 ):
     """A puzzle stored before pars were: asking for it again queues its par, once."""
-    api_store.ensure_puzzle(FINISHING_GAME, "old-seed", RULES)
+    api_store.puzzles.ensure(FINISHING_GAME, "old-seed", RULES)
     for _ in range(2):
         assert (
             client_of(app).post(f"/api/v1/puzzles/{FINISHING_GAME}/old-seed", json={}).status_code
@@ -144,7 +145,7 @@ def test_an_analysis_is_queued_once_behind_the_solves_then_served_when_stored(
     }
     assert client.get(path).status_code == 202
     assert queued(client.application, Urgency.ANALYSIS) == [analysis_job_id(run["id"])]
-    assert api_store.record_analysis(run["id"], ANALYSIS, seconds=4.0)
+    assert api_store.analyses.record(run["id"], ANALYSIS, seconds=4.0)
     done = client.get(path)
     assert done.status_code == 200
     assert (done.get_json()["status"], done.get_json()["analysis"]) == ("done", ANALYSIS)
@@ -154,7 +155,7 @@ def test_an_analysis_is_queued_once_behind_the_solves_then_served_when_stored(
 def test_a_failed_analysis_says_why(client: FlaskClient, api_store: Store):
     run = practice_run(client)
     client.get(f"/api/v1/runs/{run['id']}/analysis")
-    api_store.record_analysis_failure(run["id"], "no answer within the time bound of 1 s")
+    api_store.analyses.record_failure(run["id"], "no answer within the time bound of 1 s")
     failed = client.get(f"/api/v1/runs/{run['id']}/analysis")
     assert failed.status_code == 200
     assert failed.get_json()["error"] == "no answer within the time bound of 1 s"
@@ -176,9 +177,9 @@ def test_the_analysis_of_todays_run_is_its_players_alone_until_the_day_is_over(
     refused = other.get(path)
     assert refused.status_code == 403
     assert refused.get_json()["line_opens_at"] == daily.revealed_at(puzzle.daily_date).isoformat()
-    assert api_store.get_analysis(attempt["run"]) is None
+    assert api_store.analyses.get(attempt["run"]) is None
     assert player.get(path).status_code == 202  # as soon as their attempt is over
-    api_store.record_analysis(attempt["run"], {**ANALYSIS, "seed": puzzle.seed}, seconds=1.0)
+    api_store.analyses.record(attempt["run"], {**ANALYSIS, "seed": puzzle.seed}, seconds=1.0)
     mine = player.get(path)
     assert mine.status_code == 200
     assert puzzle.seed not in mine.get_data(as_text=True)  # the seed stays secret all day
@@ -197,7 +198,7 @@ def test_one_player_may_have_only_so_many_analyses_waiting(make_app):
     ]
     refused = player.get(f"/api/v1/runs/{runs[2]}/analysis")
     assert (refused.status_code, int(refused.headers["Retry-After"]) > 0) == (429, True)
-    assert app.extensions["rally"].store.get_analysis(runs[2]) is None
+    assert app.extensions["rally"].store.analyses.get(runs[2]) is None
     assert player.get(f"/api/v1/runs/{runs[0]}/analysis").status_code == 202  # asked already
     assert client_of(app).get(f"/api/v1/runs/{runs[2]}/analysis").status_code == 202
 
@@ -209,12 +210,12 @@ def test_a_new_analysis_over_the_total_cap_gets_503_and_records_nothing(make_app
     refused = client_of(app).get(f"/api/v1/runs/{second}/analysis")
     assert (refused.status_code, int(refused.headers["Retry-After"]) > 0) == (503, True)
     assert "busy" in refused.get_json()["error"]
-    assert app.extensions["rally"].store.get_analysis(second) is None
+    assert app.extensions["rally"].store.analyses.get(second) is None
 
 
 def test_the_analysis_of_a_run_of_older_rules_is_422(client: FlaskClient, api_store: Store):
-    old = api_store.ensure_puzzle(FINISHING_GAME, "old-rules", "v0")
-    run = api_store.add_run(old, "p1", actions=[], score=None, tiebreak=0, finished=False)
+    old = api_store.puzzles.ensure(FINISHING_GAME, "old-rules", "v0")
+    run = api_store.runs.add(old, "p1", actions=[], score=None, tiebreak=0, finished=False)
     refused = client.get(f"/api/v1/runs/{run.id}/analysis")
     assert refused.status_code == 422
     assert "v0" in refused.get_json()["error"]

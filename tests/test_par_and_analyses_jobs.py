@@ -38,7 +38,7 @@ FLOOD = 40
 def test_a_practice_seeds_solve_queues_its_par_behind_every_solve(
     connection, service_env, job_store
 ):
-    puzzle = job_store.ensure_puzzle(GAME, "practice-par", RULES)
+    puzzle = job_store.puzzles.ensure(GAME, "practice-par", RULES)
     assert jobs.follow_with_par(job_store, service_env, puzzle) == "par queued"
     assert jobs.follow_with_par(job_store, service_env, puzzle) == "par waits"
     assert queued(connection, Urgency.PAR) == [par_job_id(GAME, puzzle.seed, RULES)]
@@ -52,12 +52,12 @@ def test_the_planning_run_queues_the_pars_its_solved_dailies_lack(
     clock.set(noon_of(DAY))
     todays = daily.ensure_dailies(job_store, service_env.daily_key, DAY)
     for puzzle in todays:
-        job_store.record_solution(
+        job_store.puzzles.record_solution(
             puzzle.id, optimum=1, tiebreak=0, witness=[], proved=True, solve_seconds=1.0
         )
-    with_par, without_par = (job_store.get_puzzle_by_id(puzzle.id) for puzzle in todays)
-    job_store.record_par(with_par.id, par=1, tiebreak=0, line=[], seconds=1.0)
-    with_par = job_store.get_puzzle_by_id(with_par.id)
+    with_par, without_par = (job_store.puzzles.by_id(puzzle.id) for puzzle in todays)
+    job_store.puzzles.record_par(with_par.id, par=1, tiebreak=0, line=[], seconds=1.0)
+    with_par = job_store.puzzles.by_id(with_par.id)
     assert jobs.queue_missing_pars(connection, service_env, [with_par, without_par]) == 1
     assert jobs.queue_missing_pars(connection, service_env, [with_par, without_par]) == 0
     expected = par_job_id(without_par.game, without_par.seed, without_par.rules_version)
@@ -73,14 +73,14 @@ def test_a_flood_of_analysis_requests_never_delays_a_dailys_solve(
     older rules, so its job ends at once: only the order is measured.)"""
     clock.set(noon_of(DAY))
     app = make_app(database=service_env.database_url, RALLY_MAX_PENDING_ANALYSES=str(FLOOD))
-    practice = job_store.ensure_puzzle(GAME, "flooded", RULES)
+    practice = job_store.puzzles.ensure(GAME, "flooded", RULES)
     runs = [
-        job_store.add_run(practice, f"p{n}", actions=[], score=None, tiebreak=0, finished=False)
+        job_store.runs.add(practice, f"p{n}", actions=[], score=None, tiebreak=0, finished=False)
         for n in range(FLOOD + 1)
     ]
     asked = [client_of(app).get(f"/api/v1/runs/{run.id}/analysis").status_code for run in runs]
     assert asked == [202] * FLOOD + [503]
-    todays = job_store.ensure_puzzle(GAME, "todays", "older-rules", daily_date=DAY)
+    todays = job_store.puzzles.ensure(GAME, "todays", "older-rules", daily_date=DAY)
     enqueue_solve(solve_queue(connection), service_env, GAME, todays.seed, todays.rules_version)
     work_until_empty(connection, max_jobs=1)
     solve = Job.fetch(solve_job_id(GAME, todays.seed, "older-rules"), connection=connection)
@@ -101,8 +101,8 @@ def test_a_backfilled_past_dailys_par_waits_behind_the_backfills_solves(
     for puzzle in past:
         enqueue_solve(backfill, service_env, GAME, puzzle.seed, RULES)
     work_until_empty(connection, max_jobs=1)
-    assert job_store.get_puzzle_by_id(past[0].id).status == "solved"
-    assert not job_store.get_puzzle_by_id(past[0].id).has_par
+    assert job_store.puzzles.by_id(past[0].id).status == "solved"
+    assert not job_store.puzzles.by_id(past[0].id).has_par
     assert queued(connection, Urgency.BACKFILL) == [
         solve_job_id(GAME, past[1].seed, RULES),
         par_job_id(GAME, past[0].seed, RULES),
@@ -126,7 +126,7 @@ def eliminated_par(seed: str) -> dict:
 
 
 def test_a_par_run_that_does_not_finish_is_stored_without_a_par(job_store):
-    puzzle = job_store.ensure_puzzle(GAME, UNFINISHED_PAR_SEED, RULES)
+    puzzle = job_store.puzzles.ensure(GAME, UNFINISHED_PAR_SEED, RULES)
     found = eliminated_par(UNFINISHED_PAR_SEED)
     assert GAMES[GAME].replay(UNFINISHED_PAR_SEED, found["actions"])["outcome"] == "eliminated"
     assert (found["par"], found["par_tiebreak"]) == (None, None)
@@ -142,7 +142,7 @@ def test_a_daily_is_solved_with_its_par_in_one_job(connection, service_env, job_
     puzzle = daily.ensure_daily(job_store, service_env.daily_key, GAME, DAY)
     enqueue_solve(solve_queue(connection), service_env, GAME, puzzle.seed, RULES)
     work_until_empty(connection, max_jobs=1)
-    stored = job_store.get_puzzle_by_id(puzzle.id)
+    stored = job_store.puzzles.by_id(puzzle.id)
     outcome = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES), connection=connection)
     assert stored.status == "solved"
     assert stored.has_par, outcome.return_value()
@@ -155,10 +155,10 @@ def test_a_daily_is_solved_with_its_par_in_one_job(connection, service_env, job_
 @pytest.mark.processes
 def test_a_runs_analysis_is_computed_once_and_stored(make_app, service_env, connection, job_store):
     app = make_app(database=service_env.database_url)
-    puzzle = job_store.ensure_puzzle(GAME, "analysed", RULES)
+    puzzle = job_store.puzzles.ensure(GAME, "analysed", RULES)
     actions = finished_run(GAMES[GAME], puzzle.seed)
     final = GAMES[GAME].replay(puzzle.seed, actions)
-    run = job_store.add_run(
+    run = job_store.runs.add(
         puzzle,
         "p1",
         actions=actions,
@@ -169,7 +169,7 @@ def test_a_runs_analysis_is_computed_once_and_stored(make_app, service_env, conn
     player = client_of(app)
     assert player.get(f"/api/v1/runs/{run.id}/analysis").status_code == 202
     work_until_empty(connection)
-    stored = job_store.get_analysis(run.id)
+    stored = job_store.analyses.get(run.id)
     assert stored.status == "done", stored.error
     analysis = stored.analysis
     assert analysis["result"]["points"] == run.score

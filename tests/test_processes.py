@@ -66,7 +66,7 @@ def test_serve_runs_everything_and_stops_everything(
         assert stat.S_IMODE((instance_path / secret).stat().st_mode) == 0o600
     config = Config.from_env({"RALLY_INSTANCE_PATH": str(instance_path)})
     with Store(config.database_url) as store:
-        stored = store.daily_puzzles(date.fromisoformat(daily["date"]))
+        stored = store.puzzles.dailies(date.fromisoformat(daily["date"]))
     assert {commitment(p.game, p.rules_version, p.seed) for p in stored} == {
         puzzle["commitment"] for puzzle in daily["puzzles"]
     }

@@ -27,7 +27,7 @@ from service.jobs.queue import (
     solve_queue,
     start_planning,
 )
-from service.storage.store import PuzzleRecord
+from service.storage.puzzles import PuzzleRecord
 from tests.api_support import client_of
 from tests.queue_support import work_until_empty
 
@@ -74,7 +74,7 @@ def test_each_puzzle_is_queued_by_its_urgency(connection, service_env, job_store
         "yesterday": today - timedelta(days=1),
     }
     for seed, day in days.items():
-        job_store.ensure_puzzle(GAME, seed, RULES, daily_date=day)
+        job_store.puzzles.ensure(GAME, seed, RULES, daily_date=day)
         assert request_solve(GAME, seed, service_env, daily_date=day)
     assert queued(connection, Urgency.TODAY) == [solve_job_id(GAME, "today", RULES)]
     assert queued(connection, Urgency.PRACTICE) == [solve_job_id(GAME, "practice", RULES)]
@@ -90,7 +90,7 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
     job_ids = {}
     for urgency in reversed(Urgency):
         seed = f"order-{urgency.name.lower()}"
-        job_store.ensure_puzzle(GAME, seed, old_rules)
+        job_store.puzzles.ensure(GAME, seed, old_rules)
         enqueue_solve(solve_queue(connection, urgency), service_env, GAME, seed, old_rules)
         job_ids[urgency] = solve_job_id(GAME, seed, old_rules)
     work_until_empty(connection)
@@ -119,11 +119,11 @@ def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_c
     clock.set(noon_of(today))
     start_planning(solve_queue(connection), service_env)
     work_until_empty(connection, max_jobs=1)
-    job_store.ensure_puzzle(GAME, "practice-after-planning", RULES)
+    job_store.puzzles.ensure(GAME, "practice-after-planning", RULES)
     assert request_solve(GAME, "practice-after-planning", service_env, daily_date=None)
-    todays = job_ids_of(job_store.daily_puzzles(today))
+    todays = job_ids_of(job_store.puzzles.dailies(today))
     coming_days = daily.upcoming_days(today, service_env.days_ahead)[1:]
-    coming = job_ids_of([p for day in coming_days for p in job_store.daily_puzzles(day)])
+    coming = job_ids_of([p for day in coming_days for p in job_store.puzzles.dailies(day)])
     assert len(coming) == len(coming_days) * len(GAMES)
 
     work_until_empty(connection, max_jobs=len(todays) + 1)
@@ -131,7 +131,7 @@ def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_c
         solve_job_id(GAME, "practice-after-planning", RULES), connection=connection
     )
     assert practice.get_status() == JobStatus.FINISHED
-    assert job_store.get_puzzle(GAME, "practice-after-planning", RULES).status == "solved"
+    assert job_store.puzzles.get(GAME, "practice-after-planning", RULES).status == "solved"
     assert all(
         Job.fetch(job_id, connection=connection).ended_at <= practice.started_at
         for job_id in todays
@@ -153,10 +153,10 @@ def test_a_coming_daily_moves_ahead_of_the_practice_seeds_as_its_day_nears(
     for day in daily.upcoming_days(today, days_ahead=2):
         daily.ensure_dailies(job_store, service_env.daily_key, day)
     jobs.sweep_pending(job_store, service_env, connection)
-    job_store.ensure_puzzle(GAME, "practice", RULES)
+    job_store.puzzles.ensure(GAME, "practice", RULES)
     request_solve(GAME, "practice", service_env, daily_date=None)
     todays, tomorrows, afterwards = (
-        job_ids_of(job_store.daily_puzzles(day)) for day in daily.upcoming_days(today, 2)
+        job_ids_of(job_store.puzzles.dailies(day)) for day in daily.upcoming_days(today, 2)
     )
 
     day_start = datetime.combine(tomorrow, time.min, UTC)
@@ -184,7 +184,7 @@ def test_a_new_seed_over_the_total_cap_gets_503_and_records_nothing(make_app):
     refused = ask_for(client_of(app), "total-2")
     assert_retry_after(refused, 503)
     assert "busy" in refused.get_json()["error"]
-    assert store.get_puzzle(GAME, "total-2", RULES) is None
+    assert store.puzzles.get(GAME, "total-2", RULES) is None
     assert ask_for(client_of(app), "total-0").status_code == 200  # a known seed is served
 
 
@@ -202,7 +202,7 @@ def test_one_client_may_have_only_so_many_solves_waiting(make_app, connection):
     client = client_of(app)
     assert [ask_for(client, f"mine-{n}").status_code for n in range(2)] == [202, 202]
     assert_retry_after(ask_for(client, "mine-2"), 429)
-    assert app.extensions["rally"].store.get_puzzle(GAME, "mine-2", RULES) is None
+    assert app.extensions["rally"].store.puzzles.get(GAME, "mine-2", RULES) is None
     assert ask_for(client_of(app), "theirs").status_code == 202
     assert len(queued(connection, Urgency.PRACTICE)) == 3
 
@@ -241,7 +241,7 @@ def test_a_get_of_a_day_queues_nothing_and_the_sweep_queues_its_dailies_past_any
     assert queued(connection, Urgency.TODAY) == queued(connection, Urgency.ARCHIVE) == []
     jobs.sweep_pending(store, service_env, connection)
     for urgency, day in ((Urgency.TODAY, daily.today()), (Urgency.BACKFILL, past)):
-        assert sorted(queued(connection, urgency)) == sorted(job_ids_of(store.daily_puzzles(day)))
+        assert sorted(queued(connection, urgency)) == sorted(job_ids_of(store.puzzles.dailies(day)))
 
 
 # Bounded solves
@@ -263,14 +263,14 @@ def test_a_solve_over_its_time_bound_fails_and_is_retried_later_at_low_priority(
 ):
     monkeypatch.setenv("RALLY_SOLVE_TIMEOUT", "1")
     monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
-    puzzle = job_store.ensure_puzzle(GAME, SLOW_SEEDS[GAME], RULES)
+    puzzle = job_store.puzzles.ensure(GAME, SLOW_SEEDS[GAME], RULES)
     enqueue_solve(
         solve_queue(connection, Urgency.PRACTICE), Config.from_env(), GAME, puzzle.seed, RULES
     )
     work_until_empty(connection)
     job = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES), connection=connection)
     assert job.ended_at - job.started_at < timedelta(seconds=2.5)  # unbounded: about 3 s
-    failed = job_store.get_puzzle_by_id(puzzle.id)
+    failed = job_store.puzzles.by_id(puzzle.id)
     assert failed.status == "failed"
     assert "time bound of 1 s" in failed.error
     assert_retry_scheduled(connection, GAME, puzzle.seed, timedelta(seconds=60))
@@ -301,12 +301,12 @@ def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priorit
     monkeypatch.setenv("RALLY_SOLVE_MEMORY_MB", "1")
     monkeypatch.setenv("RALLY_RETRY_DELAY", "60")
     game, rules = "rallye-raser", GAMES["rallye-raser"].rules_version
-    puzzle = job_store.ensure_puzzle(game, SLOW_SEEDS[game], rules)
+    puzzle = job_store.puzzles.ensure(game, SLOW_SEEDS[game], rules)
     enqueue_solve(
         solve_queue(connection, Urgency.TODAY), Config.from_env(), game, puzzle.seed, rules
     )
     work_in_a_fresh_worker_process()
-    failed = job_store.get_puzzle_by_id(puzzle.id)
+    failed = job_store.puzzles.by_id(puzzle.id)
     assert failed.status == "failed"
     assert "memory bound" in failed.error
     assert_retry_scheduled(connection, game, puzzle.seed, timedelta(seconds=60))
@@ -317,16 +317,16 @@ def test_a_failed_solve_is_solved_by_its_retry_after_the_more_urgent_work(
     connection, service_env, job_store, monkeypatch
 ):
     monkeypatch.setenv("RALLY_SOLVE_TIMEOUT", "1")
-    puzzle = job_store.ensure_puzzle(GAME, SLOW_SEEDS[GAME], RULES)
+    puzzle = job_store.puzzles.ensure(GAME, SLOW_SEEDS[GAME], RULES)
     enqueue_solve(solve_queue(connection, Urgency.PRACTICE), service_env, GAME, puzzle.seed, RULES)
     work_until_empty(connection, max_jobs=1)
-    assert job_store.get_puzzle_by_id(puzzle.id).status == "failed"
+    assert job_store.puzzles.by_id(puzzle.id).status == "failed"
 
     monkeypatch.delenv("RALLY_SOLVE_TIMEOUT")
-    other = job_store.ensure_puzzle(GAME, "cap-b", RULES)
+    other = job_store.puzzles.ensure(GAME, "cap-b", RULES)
     enqueue_solve(solve_queue(connection, Urgency.ARCHIVE), service_env, GAME, other.seed, RULES)
     work_until_empty(connection)  # RQ's scheduler queues the due retry; the archive goes first
-    solved = job_store.get_puzzle_by_id(puzzle.id)
+    solved = job_store.puzzles.by_id(puzzle.id)
     assert (solved.status, solved.error) == ("solved", None)
     retry = Job.fetch(solve_job_id(GAME, puzzle.seed, RULES, attempt=1), connection=connection)
     archive = Job.fetch(solve_job_id(GAME, other.seed, RULES), connection=connection)

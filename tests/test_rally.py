@@ -24,8 +24,7 @@ from service.domain.leagues import (
     new_member_handle,
 )
 from service.storage.league_reads import OfficialResult
-from service.storage.leagues import LeagueRepository
-from service.storage.rally import RallyQuery, StagePlay
+from service.storage.rally import StagePlay
 from service.storage.store import Store
 from tests.api_support import (
     client_of,
@@ -201,7 +200,7 @@ def test_cr22_the_optimum_and_par_are_the_sums_of_the_stages(
     clock.set(at(MONDAY, 9))
     puzzles = [stage(api_store, day) for day in (FRIDAY, SATURDAY, SUNDAY)]
     for number, puzzle in enumerate(puzzles):
-        api_store.record_solution(
+        api_store.puzzles.record_solution(
             puzzle.id,
             optimum=100 + number,
             tiebreak=number,
@@ -211,12 +210,14 @@ def test_cr22_the_optimum_and_par_are_the_sums_of_the_stages(
         )
     client = client_of(app)
     for number, puzzle in enumerate(puzzles[:2]):
-        api_store.record_par(puzzle.id, par=80 + number, tiebreak=number, line=[], seconds=1.0)
+        api_store.puzzles.record_par(
+            puzzle.id, par=80 + number, tiebreak=number, line=[], seconds=1.0
+        )
     answer = rally_of(client)
     assert (answer["optimum"], answer["optimum_tiebreak"]) == (303, 2)
     # A par still unknown leaves the sum unknown.
     assert answer["par"] is None
-    api_store.record_par(puzzles[2].id, par=90, tiebreak=7, line=[], seconds=1.0)
+    api_store.puzzles.record_par(puzzles[2].id, par=90, tiebreak=7, line=[], seconds=1.0)
     answer = rally_of(client)
     assert (answer["par"], answer["par_tiebreak"]) == (80 + 81 + 90, 7)
 
@@ -253,7 +254,7 @@ def test_ties_are_broken_by_the_last_stage_and_equal_rallies_share_a_rank():
 
 
 def add_league(store: Store, players: list[str]) -> str:
-    leagues = LeagueRepository(store)
+    leagues = store.leagues
     salt = new_invite_salt()
     league = leagues.make(
         league_id="everyone",
@@ -282,10 +283,10 @@ def test_everyones_standings_ranked_by_the_database_are_the_domains(store: Store
     chance = random.Random(29)
     players = [f"player-{n:02d}" for n in range(60)]
     for player in players:
-        store.upsert_player(player, chance.choice(["Ann", "Bo", None, "Cy"]))
+        store.players.upsert(player, chance.choice(["Ann", "Bo", None, "Cy"]))
     days = [FRIDAY, SATURDAY, SUNDAY]
     puzzles = [
-        store.ensure_puzzle(GAME, f"stage-{d}", "cr-2", d, daily.puzzle_number(d)) for d in days
+        store.puzzles.ensure(GAME, f"stage-{d}", "cr-2", d, daily.puzzle_number(d)) for d in days
     ]
     for player in players:
         for day, puzzle in zip(days, puzzles, strict=True):
@@ -294,7 +295,7 @@ def test_everyones_standings_ranked_by_the_database_are_the_domains(store: Store
             if chance.random() < 0.15:
                 continue  # this stage not played
             finished = chance.random() < 0.8
-            store.add_run(
+            store.runs.add(
                 puzzle,
                 player,
                 actions=[],
@@ -308,7 +309,7 @@ def test_everyones_standings_ranked_by_the_database_are_the_domains(store: Store
     today = moment.date()
     stage_ids = [p.id if d <= today else None for d, p in zip(days, puzzles, strict=True)]
     days_over = [d < today for d in days]
-    query = RallyQuery(store)
+    query = store.rally
     leaders, entrants = query.leaders(stage_ids, days_over, 100)
     public = rally.ranked(
         [

@@ -18,7 +18,8 @@ from puzzles import GAMES, get_game
 from puzzles.crazy_rally.cards import DATA_FILE
 from service.clock import Clock
 from service.domain.share import marks, strip
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web.api.common import CACHE_SECONDS
 from solver import solve
 from solver.rallye_raser.players import heuristic_actions
@@ -53,7 +54,7 @@ def played_daily(app: Flask, store: Store, game: str) -> tuple[PuzzleRecord, dic
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_share_text_of_todays_daily(game: str, app: Flask, api_store: Store, clock: Clock):
     puzzle, played = played_daily(app, api_store, game)
-    api_store.record_solution(
+    api_store.puzzles.record_solution(
         puzzle.id,
         optimum=played["score"] + 2,
         tiebreak=-9 if game == "rallye-raser" else 7,
@@ -62,7 +63,7 @@ def test_the_share_text_of_todays_daily(game: str, app: Flask, api_store: Store,
         solve_seconds=1.0,
     )
     par_tiebreak = -12 if game == "rallye-raser" else 5
-    api_store.record_par(
+    api_store.puzzles.record_par(
         puzzle.id, par=played["score"] - 1, tiebreak=par_tiebreak, line=[], seconds=1.0
     )
     clock.advance(CACHE_SECONDS)  # the puzzle as it now is
@@ -178,7 +179,7 @@ def test_the_run_page_has_link_preview_tags_and_an_image(
     assert client.get(f"/runs/{played['run']}/preview.png").data == image.data
     assert len(list(cached.glob("*.png"))) == 1
     # Solved later: the image says so, drawn once more.
-    api_store.record_solution(
+    api_store.puzzles.record_solution(
         puzzle.id,
         optimum=played["score"] + 1,
         tiebreak=5,

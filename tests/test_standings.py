@@ -20,7 +20,10 @@ from service.clock import Clock
 from service.domain import daily
 from service.storage.migrations import upgrade
 from service.storage.models import Player, Run
-from service.storage.store import HISTORY_PAGE, PuzzleRecord, RunRecord, Standings, Store
+from service.storage.players import HISTORY_PAGE
+from service.storage.puzzles import PuzzleRecord
+from service.storage.runs import RunRecord, Standings
+from service.storage.store import Store
 from tests.api_support import (
     FINISHING_GAME,
     client_of,
@@ -34,7 +37,7 @@ EPOCH = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 
 def daily_puzzle(store: Store, seed: str = "d-seed") -> PuzzleRecord:
-    return store.ensure_puzzle("crazy-rally", seed, "v1", daily_date=DAY, number=30)
+    return store.puzzles.ensure("crazy-rally", seed, "v1", daily_date=DAY, number=30)
 
 
 def counted_from_runs(database_url: str, puzzle_id: int) -> tuple[dict[int, int], int]:
@@ -59,7 +62,7 @@ def counted_from_runs(database_url: str, puzzle_id: int) -> tuple[dict[int, int]
 
 
 def add(store: Store, puzzle: PuzzleRecord, player: str, score: int, *, finished=True, day=DAY):
-    return store.add_run(
+    return store.runs.add(
         puzzle,
         player,
         actions=[score],
@@ -80,11 +83,13 @@ def test_counts_follow_every_kind_of_run(store: Store, database_url: str):
     add(store, puzzle, "p3", 4, day=DAY + timedelta(days=1))  # too late to be official
     add(store, other, "p1", 1)
     assert (
-        store.score_histogram(puzzle.id) == {7: 2} == counted_from_runs(database_url, puzzle.id)[0]
+        store.runs.score_histogram(puzzle.id)
+        == {7: 2}
+        == counted_from_runs(database_url, puzzle.id)[0]
     )
-    assert store.player_count(puzzle.id) == 3 == counted_from_runs(database_url, puzzle.id)[1]
-    assert (store.score_histogram(other.id), store.player_count(other.id)) == ({1: 1}, 1)
-    standings = store.standings(puzzle.id)
+    assert store.runs.player_count(puzzle.id) == 3 == counted_from_runs(database_url, puzzle.id)[1]
+    assert (store.runs.score_histogram(other.id), store.runs.player_count(other.id)) == ({1: 1}, 1)
+    standings = store.runs.standings(puzzle.id)
     assert (standings.histogram, standings.players) == ({7: 2}, 3)
 
 
@@ -96,7 +101,7 @@ def test_counts_stay_exact_under_concurrent_runs(store: Store, database_url: str
     work = [(f"p{number // 4 % 40}", number % 11, number % 3 > 0) for number in range(160)]
     start = threading.Barrier(threads)
     for player in {player for player, _, _ in work}:
-        store.upsert_player(player)  # known players: their rows no longer queue new inserts
+        store.players.upsert(player)  # known players: their rows no longer queue new inserts
 
     def send(player: str, score: int, finished: bool) -> RunRecord:
         start.wait()
@@ -105,10 +110,11 @@ def test_counts_stay_exact_under_concurrent_runs(store: Store, database_url: str
     with ThreadPoolExecutor(threads) as pool:
         runs = list(pool.map(lambda item: send(*item), work))
     assert sum(run.official for run in runs) == len({player for player, _, _ in work})
-    assert (store.score_histogram(puzzle.id), store.player_count(puzzle.id)) == counted_from_runs(
-        database_url, puzzle.id
-    )
-    assert store.player_count(puzzle.id) == 40
+    assert (
+        store.runs.score_histogram(puzzle.id),
+        store.runs.player_count(puzzle.id),
+    ) == counted_from_runs(database_url, puzzle.id)
+    assert store.runs.player_count(puzzle.id) == 40
 
 
 def test_the_migration_counts_the_runs_already_stored(tmp_path: Path, postgres_factory):
@@ -150,7 +156,7 @@ def test_the_migration_counts_the_runs_already_stored(tmp_path: Path, postgres_f
         upgrade(url)
         with Store(url) as store:
             for puzzle_id in (1, 2):
-                found = (store.score_histogram(puzzle_id), store.player_count(puzzle_id))
+                found = (store.runs.score_histogram(puzzle_id), store.runs.player_count(puzzle_id))
                 assert found == counted_from_runs(url, puzzle_id)
                 assert found[1] > 0
 
@@ -172,7 +178,7 @@ def insert_ranked_runs(store: Store, puzzle: PuzzleRecord, count: int) -> list[d
         }
         for number in range(count)
     ]
-    with store.engine.begin() as connection:
+    with store.database.engine.begin() as connection:
         connection.execute(
             sqlalchemy.insert(Player),
             [{"id": row["player_id"], "created_at": EPOCH} for row in rows],
@@ -185,9 +191,11 @@ def test_the_leaderboard_keeps_its_order_on_ties(store: Store):
     puzzle = daily_puzzle(store)
     rows = insert_ranked_runs(store, puzzle, 300)
     expected = sorted(rows, key=lambda r: (-r["score"], -r["tiebreak"], r["created_at"], r["id"]))
-    board = store.leaderboard(puzzle.id, limit=len(rows))
+    board = store.runs.leaderboard(puzzle.id, limit=len(rows))
     assert [run.id for run in board] == [row["id"] for row in expected]
-    assert [run.id for run in store.leaderboard(puzzle.id)] == [r["id"] for r in expected[:100]]
+    assert [run.id for run in store.runs.leaderboard(puzzle.id)] == [
+        r["id"] for r in expected[:100]
+    ]
 
 
 def query_plans(store: Store, read: Callable[[], object]) -> list[dict[int, tuple[int, str]]]:
@@ -198,10 +206,10 @@ def query_plans(store: Store, read: Callable[[], object]) -> list[dict[int, tupl
         if statement.startswith("SELECT"):
             statements.append((statement, parameters))
 
-    sqlalchemy.event.listen(store.engine, "before_cursor_execute", record)
+    sqlalchemy.event.listen(store.database.engine, "before_cursor_execute", record)
     read()
-    sqlalchemy.event.remove(store.engine, "before_cursor_execute", record)
-    with store.engine.connect() as connection:
+    sqlalchemy.event.remove(store.database.engine, "before_cursor_execute", record)
+    with store.database.engine.connect() as connection:
         return [
             {
                 node: (parent, detail)
@@ -218,8 +226,8 @@ def test_sqlite_reads_the_leaderboard_and_history_off_their_indexes(tmp_path: Pa
     upgrade(url)
     with Store(url) as store:
         puzzle = daily_puzzle(store)
-        [board] = query_plans(store, lambda: store.leaderboard(puzzle.id))
-        [history] = query_plans(store, lambda: store.player_history("p1"))
+        [board] = query_plans(store, lambda: store.runs.leaderboard(puzzle.id))
+        [history] = query_plans(store, lambda: store.players.history("p1"))
     details = [detail for _, detail in board.values()]
     assert any("USING INDEX ix_runs_ranking" in detail for detail in details), details
     assert not any("TEMP B-TREE" in detail for detail in details), details
@@ -234,9 +242,9 @@ def test_sqlite_finds_a_players_official_run_in_the_unique_index(tmp_path: Path)
     not a read of each of the player's runs of it."""
     url = f"sqlite:///{tmp_path / 'plans.sqlite3'}"
     upgrade(url)
-    with Store(url) as store, store.engine.connect() as connection:
+    with Store(url) as store, store.database.engine.connect() as connection:
         plan = connection.exec_driver_sql(
-            "EXPLAIN QUERY PLAN " + store._sql.earlier_runs_of.sql, (1, "p1", 1, "p1")
+            "EXPLAIN QUERY PLAN " + store.runs.sql.earlier_runs_of.sql, (1, "p1", 1, "p1")
         )
         searches = [detail for *_, detail in plan if detail.startswith("SEARCH")]
     assert searches == [
@@ -248,14 +256,16 @@ def test_sqlite_finds_a_players_official_run_in_the_unique_index(tmp_path: Path)
 def test_standings_are_kept_briefly_and_dropped_by_the_stores_own_runs(store: Store, clock):
     puzzle = daily_puzzle(store)
     add(store, puzzle, "p1", 4)
-    assert store.standings(puzzle.id).players == 1
-    with Store(store.engine.url.render_as_string(hide_password=False)) as elsewhere:
+    assert store.runs.standings(puzzle.id).players == 1
+    with Store(store.database.engine.url.render_as_string(hide_password=False)) as elsewhere:
         add(elsewhere, puzzle, "p2", 5)
-    assert store.standings(puzzle.id).players == 1  # another process's run shows a moment later
-    clock.advance(store.kept_standings.seconds)
-    assert store.standings(puzzle.id).players == 2
+    assert (
+        store.runs.standings(puzzle.id).players == 1
+    )  # another process's run shows a moment later
+    clock.advance(store.runs.kept_standings.seconds)
+    assert store.runs.standings(puzzle.id).players == 2
     add(store, puzzle, "p3", 6)
-    assert store.standings(puzzle.id).players == 3
+    assert store.runs.standings(puzzle.id).players == 3
 
 
 def test_a_run_the_store_adds_while_its_standings_are_read_shows_at_once(
@@ -265,17 +275,17 @@ def test_a_run_the_store_adds_while_its_standings_are_read_shows_at_once(
     run: a run one of them stores meanwhile must not stay hidden behind what was read."""
     puzzle = daily_puzzle(store)
     add(store, puzzle, "p1", 4)
-    read = store._read_standings
+    read = store.runs._read_standings
 
     def read_while_another_greenlet_adds_a_run(puzzle_id: int) -> Standings:
         standings = read(puzzle_id)
         add(store, puzzle, "p2", 5)
         return standings
 
-    monkeypatch.setattr(store, "_read_standings", read_while_another_greenlet_adds_a_run)
-    assert store.standings(puzzle.id).players == 1  # read before the run was stored
+    monkeypatch.setattr(store.runs, "_read_standings", read_while_another_greenlet_adds_a_run)
+    assert store.runs.standings(puzzle.id).players == 1  # read before the run was stored
     monkeypatch.undo()
-    assert store.standings(puzzle.id).players == 2
+    assert store.runs.standings(puzzle.id).players == 2
 
 
 def test_a_players_history_comes_newest_first_a_page_at_a_time(store: Store):
@@ -284,13 +294,13 @@ def test_a_players_history_comes_newest_first_a_page_at_a_time(store: Store):
         add(store, puzzle, "p1", number % 9, finished=False) for number in range(HISTORY_PAGE + 5)
     ]
     add(store, puzzle, "p2", 3)
-    first = store.player_history("p1")
+    first = store.players.history("p1")
     assert [run.id for run in first] == [run.id for run in reversed(runs)][:HISTORY_PAGE]
-    rest = store.player_history("p1", before=first[-1].id)
+    rest = store.players.history("p1", before=first[-1].id)
     assert [run.id for run in rest] == [run.id for run in reversed(runs)][HISTORY_PAGE:]
     assert (first[0].game, first[0].seed, first[0].daily_date) == ("crazy-rally", "d-seed", DAY)
-    assert store.player_history("p2", before=first[0].id) is None
-    assert store.player_history("nobody") == []
+    assert store.players.history("p2", before=first[0].id) is None
+    assert store.players.history("nobody") == []
 
 
 def test_the_history_api_shows_the_callers_runs_with_todays_seed_hidden(app: Flask, clock: Clock):

@@ -14,17 +14,18 @@ from alembic.migration import MigrationContext
 
 from service.storage.migrations import alembic_config, upgrade
 from service.storage.models import Base
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 
 DAY = date(2026, 11, 30)
 
 
 def daily_puzzle(store: Store, day: date = DAY, seed: str = "d-seed") -> PuzzleRecord:
-    return store.ensure_puzzle("crazy-rally", seed, "v1", daily_date=day, number=30)
+    return store.puzzles.ensure("crazy-rally", seed, "v1", daily_date=day, number=30)
 
 
 def add_finished(store: Store, puzzle: PuzzleRecord, player: str, score: int, **extra):
-    return store.add_run(
+    return store.runs.add(
         puzzle, player, actions=[score], score=score, tiebreak=0, finished=True, today=DAY, **extra
     )
 
@@ -43,58 +44,60 @@ def test_migrations_downgrade_and_upgrade_again(tmp_path: Path, postgres_factory
         command.downgrade(alembic_config(url), "base")
         upgrade(url)
         with Store(url) as store:
-            assert store.ensure_puzzle("crazy-rally", "s", "v1").status == "pending"
+            assert store.puzzles.ensure("crazy-rally", "s", "v1").status == "pending"
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'wal.sqlite3'}"
     upgrade(url)
-    with Store(url) as store, store.engine.connect() as connection:
+    with Store(url) as store, store.database.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
 def test_a_new_puzzle_is_recorded_once_as_pending(store: Store):
     with ThreadPoolExecutor(8) as pool:
-        found = list(pool.map(lambda _: store.ensure_puzzle("rallye-raser", "s1", "v1"), range(16)))
+        found = list(
+            pool.map(lambda _: store.puzzles.ensure("rallye-raser", "s1", "v1"), range(16))
+        )
     assert {puzzle.id for puzzle in found} == {found[0].id}
     assert found[0].status == "pending"
     assert found[0].optimum is None
-    assert store.pending_puzzles() == [found[0]]
-    assert store.get_puzzle("rallye-raser", "s1", "v2") is None
+    assert store.puzzles.pending() == [found[0]]
+    assert store.puzzles.get("rallye-raser", "s1", "v2") is None
 
 
 def test_a_solution_is_stored_once_and_never_overwritten(store: Store):
-    puzzle = store.ensure_puzzle("rallye-raser", "s1", "v1")
+    puzzle = store.puzzles.ensure("rallye-raser", "s1", "v1")
     first: dict[str, Any] = {"optimum": 7, "tiebreak": -9, "witness": [{"a": 1}], "proved": True}
-    assert store.record_solution(puzzle.id, **first, solve_seconds=0.5)
-    assert not store.record_solution(
+    assert store.puzzles.record_solution(puzzle.id, **first, solve_seconds=0.5)
+    assert not store.puzzles.record_solution(
         puzzle.id, optimum=3, tiebreak=0, witness=[], proved=False, solve_seconds=1.0
     )
-    assert not store.record_failure(puzzle.id, "too late")
-    stored = store.get_puzzle_by_id(puzzle.id)
+    assert not store.puzzles.record_failure(puzzle.id, "too late")
+    stored = store.puzzles.by_id(puzzle.id)
     assert stored is not None
     assert (stored.status, stored.optimum, stored.tiebreak) == ("solved", 7, -9)
     assert (stored.witness, stored.proved, stored.error) == ([{"a": 1}], True, None)
-    assert store.pending_puzzles() == []
+    assert store.puzzles.pending() == []
 
 
 def test_a_failed_puzzle_can_still_be_solved_by_a_retry(store: Store):
-    puzzle = store.ensure_puzzle("rallye-raser", "s1", "v1")
-    assert store.record_failure(puzzle.id, "solver timed out")
-    assert store.get_puzzle_by_id(puzzle.id).error == "solver timed out"
-    assert store.record_solution(
+    puzzle = store.puzzles.ensure("rallye-raser", "s1", "v1")
+    assert store.puzzles.record_failure(puzzle.id, "solver timed out")
+    assert store.puzzles.by_id(puzzle.id).error == "solver timed out"
+    assert store.puzzles.record_solution(
         puzzle.id, optimum=None, tiebreak=None, witness=[], proved=True, solve_seconds=2.0
     )
-    solved = store.get_puzzle_by_id(puzzle.id)
+    solved = store.puzzles.by_id(puzzle.id)
     assert (solved.status, solved.optimum, solved.error) == ("solved", None, None)
 
 
 def test_daily_puzzles_of_a_date(store: Store):
     today = daily_puzzle(store)
     tomorrow = daily_puzzle(store, DAY + timedelta(days=1), seed="other")
-    store.ensure_puzzle("crazy-rally", "practice", "v1")
-    assert store.daily_puzzles(DAY) == [today]
-    assert store.daily_puzzles(DAY + timedelta(days=1)) == [tomorrow]
+    store.puzzles.ensure("crazy-rally", "practice", "v1")
+    assert store.puzzles.dailies(DAY) == [today]
+    assert store.puzzles.dailies(DAY + timedelta(days=1)) == [tomorrow]
     assert (today.game, today.seed, today.number, today.daily_date, today.status) == (
         "crazy-rally",
         "d-seed",
@@ -106,12 +109,12 @@ def test_daily_puzzles_of_a_date(store: Store):
 
 def test_the_first_finished_run_of_a_daily_on_its_day_is_official(store: Store):
     puzzle = daily_puzzle(store)
-    unfinished = store.add_run(
+    unfinished = store.runs.add(
         puzzle, "p1", actions=[], score=None, tiebreak=0, finished=False, today=DAY
     )
     first = add_finished(store, puzzle, "p1", 5)
     second = add_finished(store, puzzle, "p1", 9)
-    late = store.add_run(
+    late = store.runs.add(
         puzzle, "p2", actions=[1], score=8, tiebreak=0, finished=True, today=DAY + timedelta(1)
     )
     assert [unfinished.official, first.official, second.official, late.official] == [
@@ -120,11 +123,11 @@ def test_the_first_finished_run_of_a_daily_on_its_day_is_official(store: Store):
         False,
         False,
     ]
-    assert store.get_run(second.id) == second
+    assert store.runs.get(second.id) == second
 
 
 def test_practice_puzzles_have_no_official_runs(store: Store):
-    practice = store.ensure_puzzle("crazy-rally", "practice", "v1")
+    practice = store.puzzles.ensure("crazy-rally", "practice", "v1")
     assert not add_finished(store, practice, "p1", 5).official
 
 
@@ -134,44 +137,44 @@ def test_concurrent_submissions_make_exactly_one_official_run(store: Store):
         runs = list(pool.map(lambda score: add_finished(store, puzzle, "p1", score), range(16)))
     assert sum(run.official for run in runs) == 1
     assert len({run.id for run in runs}) == 16
-    assert store.player_count(puzzle.id) == 1  # one new player, whichever run recorded them
+    assert store.runs.player_count(puzzle.id) == 1  # one new player, whichever run recorded them
 
 
 def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store):
     puzzle = daily_puzzle(store)
-    store.upsert_player("early", "Ada")
+    store.players.upsert("early", "Ada")
     for player, score, tiebreak in [("low", 3, 9), ("early", 8, 2), ("late", 8, 2), ("best", 8, 5)]:
-        store.add_run(
+        store.runs.add(
             puzzle, player, actions=[], score=score, tiebreak=tiebreak, finished=True, today=DAY
         )
     add_finished(store, puzzle, "best", 99)  # a later practice run does not count
-    board = store.leaderboard(puzzle.id)
+    board = store.runs.leaderboard(puzzle.id)
     assert [run.player_id for run in board] == ["best", "early", "late", "low"]
     assert board[1].display_name == "Ada"
-    assert store.score_histogram(puzzle.id) == {3: 1, 8: 3}
-    assert store.player_count(puzzle.id) == 4
-    assert store.player_count() == 4
+    assert store.runs.score_histogram(puzzle.id) == {3: 1, 8: 3}
+    assert store.runs.player_count(puzzle.id) == 4
+    assert store.players.count() == 4
 
 
 def test_a_display_name_is_kept_until_replaced_and_runs_keep_theirs(store: Store):
     puzzle = daily_puzzle(store)
     first = add_finished(store, puzzle, "p1", 1, display_name="Ada")
-    store.upsert_player("p1")
-    assert store.display_name("p1") == "Ada"
+    store.players.upsert("p1")
+    assert store.players.display_name("p1") == "Ada"
     run = add_finished(store, puzzle, "p1", 2, display_name="Grace")
     assert run.display_name == "Grace"
-    assert store.display_name("p1") == "Grace"
-    assert store.get_run(first.id).display_name == "Ada"
-    assert [entry.display_name for entry in store.leaderboard(puzzle.id)] == ["Ada"]
+    assert store.players.display_name("p1") == "Grace"
+    assert store.runs.get(first.id).display_name == "Ada"
+    assert [entry.display_name for entry in store.runs.leaderboard(puzzle.id)] == ["Ada"]
 
 
 def test_a_par_is_stored_once_beside_the_optimum(store: Store):
     puzzle = daily_puzzle(store)
     assert not puzzle.has_par
     assert (puzzle.par, puzzle.par_tiebreak, puzzle.par_line) == (None, None, None)
-    assert store.record_par(puzzle.id, par=17, tiebreak=-20, line=[{"a": 1}], seconds=4.5)
-    assert not store.record_par(puzzle.id, par=18, tiebreak=-15, line=[], seconds=1.0)
-    stored = store.get_puzzle_by_id(puzzle.id)
+    assert store.puzzles.record_par(puzzle.id, par=17, tiebreak=-20, line=[{"a": 1}], seconds=4.5)
+    assert not store.puzzles.record_par(puzzle.id, par=18, tiebreak=-15, line=[], seconds=1.0)
+    stored = store.puzzles.by_id(puzzle.id)
     assert stored.has_par
     assert (stored.par, stored.par_tiebreak, stored.par_line, stored.par_seconds) == (
         17,
@@ -183,34 +186,36 @@ def test_a_par_is_stored_once_beside_the_optimum(store: Store):
 
 
 def test_a_par_run_that_does_not_finish_is_a_computed_par_of_null(store: Store):
-    puzzle = store.ensure_puzzle("rallye-raser", "no-finish", "v1")
-    assert store.record_par(puzzle.id, par=None, tiebreak=None, line=[{"a": 2}], seconds=1.0)
-    stored = store.get_puzzle_by_id(puzzle.id)
+    puzzle = store.puzzles.ensure("rallye-raser", "no-finish", "v1")
+    assert store.puzzles.record_par(
+        puzzle.id, par=None, tiebreak=None, line=[{"a": 2}], seconds=1.0
+    )
+    stored = store.puzzles.by_id(puzzle.id)
     assert stored.has_par and stored.par is None
 
 
 def test_an_analysis_is_recorded_once_then_settled_once(store: Store):
     run = add_finished(store, daily_puzzle(store), "p1", 5)
-    assert store.get_analysis(run.id) is None
+    assert store.analyses.get(run.id) is None
     with ThreadPoolExecutor(8) as pool:
-        asked = list(pool.map(lambda seed: store.request_analysis(run.id, seed), range(8)))
+        asked = list(pool.map(lambda seed: store.analyses.request(run.id, seed), range(8)))
     assert {(found.status, found.rng_seed) for found in asked} == {("pending", asked[0].rng_seed)}
-    assert store.record_analysis(run.id, {"decisions": [], "total": 3}, seconds=2.5)
-    assert not store.record_analysis(run.id, {"decisions": [1]}, seconds=9.0)
-    assert not store.record_analysis_failure(run.id, "too late")
-    done = store.get_analysis(run.id)
+    assert store.analyses.record(run.id, {"decisions": [], "total": 3}, seconds=2.5)
+    assert not store.analyses.record(run.id, {"decisions": [1]}, seconds=9.0)
+    assert not store.analyses.record_failure(run.id, "too late")
+    done = store.analyses.get(run.id)
     assert (done.status, done.analysis, done.seconds, done.error) == (
         "done",
         {"decisions": [], "total": 3},
         2.5,
         None,
     )
-    assert store.request_analysis(run.id, 7) == done
+    assert store.analyses.request(run.id, 7) == done
 
 
 def test_a_failed_analysis_keeps_its_reason(store: Store):
     run = add_finished(store, daily_puzzle(store), "p1", 5)
-    store.request_analysis(run.id, 0)
-    assert store.record_analysis_failure(run.id, "over the time bound")
-    failed = store.get_analysis(run.id)
+    store.analyses.request(run.id, 0)
+    assert store.analyses.record_failure(run.id, "over the time bound")
+    failed = store.analyses.get(run.id)
     assert (failed.status, failed.error, failed.analysis) == ("failed", "over the time bound", None)

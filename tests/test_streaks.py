@@ -23,7 +23,7 @@ FIRST = date(2026, 11, 10)
 
 
 def kept(store: Store, player: str) -> tuple[int, int] | None:
-    with store.engine.connect() as connection:
+    with store.database.engine.connect() as connection:
         row = connection.execute(
             sqlalchemy.select(Streak.first_number, Streak.last_number).filter_by(
                 player_id=player, game=GAME
@@ -33,8 +33,8 @@ def kept(store: Store, player: str) -> tuple[int, int] | None:
 
 
 def official_run(store: Store, player: str, day: date) -> None:
-    puzzle = store.ensure_puzzle(GAME, f"s-{day}", "cr-2", day, daily.puzzle_number(day))
-    run = store.add_run(puzzle, player, actions=[], score=5, tiebreak=0, finished=True, today=day)
+    puzzle = store.puzzles.ensure(GAME, f"s-{day}", "cr-2", day, daily.puzzle_number(day))
+    run = store.runs.add(puzzle, player, actions=[], score=5, tiebreak=0, finished=True, today=day)
     assert run.official
 
 
@@ -47,8 +47,8 @@ def test_the_kept_streak_is_the_streak_me_counts(store: Store):
             official_run(store, "ada", day)
             played.append(day)
         # An unfinished run and a practice run of the day change nothing.
-        puzzle = store.ensure_puzzle(GAME, f"s-{day}", "cr-2", day, daily.puzzle_number(day))
-        store.add_run(puzzle, "ada", actions=[], score=None, tiebreak=0, finished=False, today=day)
+        puzzle = store.puzzles.ensure(GAME, f"s-{day}", "cr-2", day, daily.puzzle_number(day))
+        store.runs.add(puzzle, "ada", actions=[], score=None, tiebreak=0, finished=False, today=day)
         for today in (day, day + timedelta(days=1), day + timedelta(days=2)):
             found = kept(store, "ada")
             length = 0 if found is None else current_length(*found, daily.puzzle_number(today))
@@ -61,8 +61,8 @@ def test_a_second_official_run_of_a_day_keeps_the_streak(store: Store):
     official_run(store, "ada", FIRST)
     day = FIRST + timedelta(days=1)
     official_run(store, "ada", day)
-    newer = store.ensure_puzzle(GAME, f"new-{day}", "cr-3", day, daily.puzzle_number(day))
-    store.add_run(newer, "ada", actions=[], score=5, tiebreak=0, finished=True, today=day)
+    newer = store.puzzles.ensure(GAME, f"new-{day}", "cr-3", day, daily.puzzle_number(day))
+    store.runs.add(newer, "ada", actions=[], score=5, tiebreak=0, finished=True, today=day)
     number = daily.puzzle_number(FIRST)
     assert kept(store, "ada") == (number, number + 1)
 

@@ -58,7 +58,7 @@ def test_a_link_hands_the_player_to_another_browser_once(app: Flask, api_store: 
     assert cookie(third) is None
     # The first browser keeps its player, and no player was added or renamed.
     assert first.get("/api/v1/me").get_json()["name"] == "Ada"
-    assert api_store.player_count() == 2
+    assert api_store.players.count() == 2
 
 
 def test_a_link_expires(app: Flask, clock: Clock):

@@ -67,11 +67,11 @@ def test_a_worker_queues_the_pending_puzzles_once_redis_is_back(
     worker.heartbeat()
     game, version = sorted(GAMES)[0], GAMES[sorted(GAMES)[0]].rules_version
     # A job waits, so the sweep of a worker whose queues are all empty does not run.
-    queued = job_store.ensure_puzzle(game, "queued-before-the-outage", version)
+    queued = job_store.puzzles.ensure(game, "queued-before-the-outage", version)
     practice = solve_queue(connection, Urgency.PRACTICE)
     jobs.queue_solving(connection, service_env, [queued], Urgency.PRACTICE)
     # Recorded by the web while Redis was down, so not queued.
-    puzzle = job_store.ensure_puzzle(game, "asked-while-redis-was-down", version)
+    puzzle = job_store.puzzles.ensure(game, "asked-while-redis-was-down", version)
     waiting = solve_job_id(game, puzzle.seed, version)
     worker.heartbeat()
     assert waiting not in practice.job_ids

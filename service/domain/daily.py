@@ -19,7 +19,10 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from puzzles import GAMES
 from service.clock import CLOCK
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+
+# Puzzle number 1 is the daily of this date.
+from service.storage.store import Store
 
 # Puzzle number 1 is the daily of this date.
 FIRST_DAY = date(2026, 11, 1)
@@ -116,7 +119,7 @@ def days_between(first: date, end: date) -> list[date]:
 def seed_of_day(store: Store, daily_key: str, game: str, day: date) -> str:
     """The seed of the daily of game for day: the one it was first recorded with (under any
     rules version), which never changes once its commitment is out; else daily_seed."""
-    recorded = [puzzle for puzzle in store.daily_puzzles(day) if puzzle.game == game]
+    recorded = [puzzle for puzzle in store.puzzles.dailies(day) if puzzle.game == game]
     if recorded:
         return min(recorded, key=lambda puzzle: puzzle.id).seed
     return daily_seed(daily_key, game, day)
@@ -125,7 +128,7 @@ def seed_of_day(store: Store, daily_key: str, game: str, day: date) -> str:
 def ensure_daily(store: Store, daily_key: str, game: str, day: date) -> PuzzleRecord:
     """The daily puzzle of game for day under the game's current rules, recorded if new
     (with the seed the day's daily has had, if any: seed_of_day)."""
-    return store.ensure_puzzle(
+    return store.puzzles.ensure(
         game,
         seed_of_day(store, daily_key, game, day),
         GAMES[game].rules_version,

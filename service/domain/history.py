@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from service.storage.store import OfficialRun
+from service.storage.players import OfficialRun
 
 ONE_DAY = timedelta(days=1)
 

@@ -69,7 +69,10 @@ from service.jobs.worker_upkeep import (
     release_silent_scheduler_locks,
     retry_abandoned_job_at_once,
 )
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+
+# The solver imports every game's kit, and with them OR-Tools: once, in the worker before
+from service.storage.store import Store
 
 # The solver imports every game's kit, and with them OR-Tools: once, in the worker before
 # it forks, rather than in each job's process.
@@ -113,7 +116,7 @@ def solve_puzzle(game: str, seed: str, rules_version: str, attempt: int = 0) -> 
         current = GAMES[game].rules_version
         if current != rules_version:
             message = f"the engine plays rules {current}, not {rules_version}"
-            store.record_failure(puzzle.id, message)
+            store.puzzles.record_failure(puzzle.id, message)
             return "rules changed"
         try:
             result = run_bounded(
@@ -127,7 +130,7 @@ def solve_puzzle(game: str, seed: str, rules_version: str, attempt: int = 0) -> 
 
 
 def recorded_puzzle(store: Store, game: str, seed: str, rules_version: str) -> PuzzleRecord:
-    puzzle = store.get_puzzle(game, seed, rules_version)
+    puzzle = store.puzzles.get(game, seed, rules_version)
     if puzzle is None:
         # The seed is not named: it may be a coming daily's, which no log line may show.
         raise LookupError(f"no puzzle of {game} under rules {rules_version} has this seed")
@@ -173,7 +176,7 @@ def compute_par(store: Store, config: Config, puzzle: PuzzleRecord) -> str:
         job_id = par_job_id(puzzle.game, puzzle.seed, puzzle.rules_version)
         log.warning("%s failed (%s)", job_id, failure)
         return f"par failed: {failure}"
-    store.record_par(
+    store.puzzles.record_par(
         puzzle.id,
         par=found["par"],
         tiebreak=found["par_tiebreak"],
@@ -214,16 +217,16 @@ def analyse_run(run_id: str) -> str:
     """Grade the decisions of a run whose analysis is pending and store the analysis, or
     the reason it failed (over its time or memory bound); a settled one is left alone."""
     config, store = worker_context()
-    record = store.get_analysis(run_id)
+    record = store.analyses.get(run_id)
     if record is None or record.status != "pending":
         return "already analysed"
-    run = store.get_run(run_id)
+    run = store.runs.get(run_id)
     assert run is not None, "an analysis keeps its run by a foreign key"
-    puzzle = store.get_puzzle_by_id(run.puzzle_id)
+    puzzle = store.puzzles.by_id(run.puzzle_id)
     assert puzzle is not None, "a run keeps its puzzle by a foreign key"
     current = GAMES[puzzle.game].rules_version
     if puzzle.rules_version != current:
-        store.record_analysis_failure(
+        store.analyses.record_failure(
             run_id, f"the expert plays rules {current}, not {puzzle.rules_version}"
         )
         return "rules changed"
@@ -238,9 +241,9 @@ def analyse_run(run_id: str) -> str:
             memory_mib=config.solve_memory_mb,
         )
     except BoundedCallError as failure:
-        store.record_analysis_failure(run_id, f"analysing failed: {failure}")
+        store.analyses.record_failure(run_id, f"analysing failed: {failure}")
         return f"failed: {failure}"
-    store.record_analysis(run_id, analysis, seconds=round(time.perf_counter() - started, 3))
+    store.analyses.record(run_id, analysis, seconds=round(time.perf_counter() - started, 3))
     return "analysed"
 
 
@@ -248,7 +251,7 @@ def fail_and_retry_later(
     store: Store, config: Config, puzzle: PuzzleRecord, attempt: int, failure: Exception
 ) -> str:
     """Mark the puzzle failed with the reason and schedule its next retry, if one is left."""
-    if not store.record_failure(puzzle.id, f"solving failed: {failure}"):
+    if not store.puzzles.record_failure(puzzle.id, f"solving failed: {failure}"):
         return "already solved"  # by another job meanwhile
     with redis.Redis.from_url(config.redis_url) as connection:
         retried = schedule_retry(
@@ -262,7 +265,7 @@ def fail_and_retry_later(
 
 def store_solution(store: Store, puzzle_id: int, result: SolveResult) -> bool:
     """Store a solver's answer for the puzzle; False if it was solved already."""
-    return store.record_solution(
+    return store.puzzles.record_solution(
         puzzle_id,
         optimum=result.optimum,
         tiebreak=result.tiebreak,
@@ -289,9 +292,9 @@ def record_solve_failure(
     game, seed, rules_version = job.args
     try:
         _config, store = worker_context()
-        puzzle = store.get_puzzle(game, seed, rules_version)
+        puzzle = store.puzzles.get(game, seed, rules_version)
         if puzzle is not None:
-            store.record_failure(puzzle.id, f"{exc_type.__name__}: {exc_value}")
+            store.puzzles.record_failure(puzzle.id, f"{exc_type.__name__}: {exc_value}")
     except Exception:
         log.exception("could not record the failure of job %s", job.id)
 
@@ -333,7 +336,7 @@ def sweep_pending(store: Store, config: Config, connection: redis.Redis) -> int:
     waited out the caps, among them) in the queue of its urgency now, moving a coming
     daily whose day came near ahead of the solves players wait on; a past daily goes to
     the backfill (service.jobs.queue.sweep_urgency_of)."""
-    return queue_solving(connection, config, store.pending_puzzles())
+    return queue_solving(connection, config, store.puzzles.pending())
 
 
 def record_past_dailies(store: Store, config: Config) -> int:
@@ -344,7 +347,7 @@ def record_past_dailies(store: Store, config: Config) -> int:
     first = daily.FIRST_DAY
     if config.archive_days is not None:
         first = max(first, today - timedelta(days=config.archive_days))
-    recorded = store.recorded_dailies()
+    recorded = store.puzzles.recorded_dailies()
     missing = [
         (game, day)
         for day in daily.days_between(first, today)
@@ -426,7 +429,7 @@ class SolveWorker(Worker):
         """Queue every pending puzzle; on failure, try again at the next heartbeat."""
         try:
             config, store = worker_context()
-            if not store.pending_puzzles(limit=1):
+            if not store.puzzles.pending(limit=1):
                 return
             queued = sweep_pending(store, config, self.connection)
         except Exception:  # the worker goes on: its jobs matter more than this sweep

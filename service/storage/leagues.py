@@ -10,21 +10,19 @@ join racing a renewal either commits before it or finds the token gone. Every wr
 its locks in one order (the player's row, the league's row, then members' rows), so two
 never wait for each other.
 
-It needs of the store only its engine's dialect and its short transactions on plain
-connections (service.storage.store.Store), so it does not depend on how the store is laid
-out.
+It reads and writes through the store's one database object (service.storage.database).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
-from sqlalchemy import Connection, Engine, String, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, String, bindparam, delete, func, insert, select, update
 
+from service.storage.database import Database
 from service.storage.league_reads import MemberReads, MemberRecord, OfficialResult, aware
 from service.storage.models import (
     League,
@@ -33,15 +31,6 @@ from service.storage.models import (
     utc_now,
 )
 from service.storage.store_statements import DriverStatement
-
-
-class Database(Protocol):
-    """What the leagues need of the store."""
-
-    engine: Engine
-
-    def _read_rows(self) -> AbstractContextManager[Connection]: ...
-    def _write_rows(self) -> AbstractContextManager[Connection]: ...
 
 
 class LeagueRefused(Exception):  # noqa: N818 - an outcome, not a failure
@@ -149,8 +138,7 @@ class LeagueRepository:
 
     def __init__(self, database: Database) -> None:
         self._database = database
-        self._locks_rows = database.engine.dialect.name == "postgresql"
-        self._members = MemberReads(database.engine.dialect)
+        self._members = MemberReads(database.dialect)
         # Asked on every view of a league and before every write to one.
         self._membership_of = DriverStatement(
             select(*_LEAGUE_COLUMNS, LeagueMember.member)
@@ -159,7 +147,7 @@ class LeagueRepository:
                 League.id == bindparam("league_id", type_=String()),
                 LeagueMember.player_id == bindparam("player_id", type_=String()),
             ),
-            database.engine.dialect,
+            database.dialect,
         )
 
     # Reads
@@ -169,7 +157,7 @@ class LeagueRepository:
         exist, or there is no player)."""
         if player_id is None:
             return None
-        with self._database._read_rows() as connection:
+        with self._database.read() as connection:
             return self._membership(connection, league_id, player_id)
 
     def _membership(
@@ -182,7 +170,7 @@ class LeagueRepository:
 
     def player_leagues(self, player_id: str) -> list[PlayerLeague]:
         """The player's leagues, by name."""
-        with self._database._read_rows() as connection:
+        with self._database.read() as connection:
             rows = connection.execute(
                 select(League.id, League.name, League.members, League.maker_id == player_id)
                 .join(LeagueMember, LeagueMember.league_id == League.id)
@@ -203,7 +191,7 @@ class LeagueRepository:
         day_puzzles, and their streaks."""
         if player_id is None:
             return None
-        with self._database._read_rows() as connection:
+        with self._database.read() as connection:
             membership = self._membership(connection, league_id, player_id)
             if membership is None:
                 return None
@@ -233,7 +221,7 @@ class LeagueRepository:
     ) -> LeagueRecord:
         """A new league with the maker as its one member; TooManyLeagues when the maker is
         in league_cap leagues already. The maker must be a stored player."""
-        with self._database._write_rows() as connection:
+        with self._database.write() as connection:
             self._lock_player(connection, maker_id)
             self._check_league_cap(connection, maker_id, league_cap)
             now = utc_now()
@@ -263,7 +251,7 @@ class LeagueRepository:
         """Join the league whose current invite hashes to invite_hash; True when the player
         joined now, False when they were in it already. NoSuchInvite, LeagueFull or
         TooManyLeagues refuse it. The player must be a stored player."""
-        with self._database._write_rows() as connection:
+        with self._database.write() as connection:
             self._lock_player(connection, player_id)
             league_id = connection.scalar(
                 select(League.id).where(League.invite_hash == invite_hash)
@@ -297,7 +285,7 @@ class LeagueRepository:
         """Take the player out of the league. When the maker leaves, the member who joined
         first after them becomes its maker; when the last member leaves, the league is
         deleted. NoSuchLeague when they are not in it."""
-        with self._database._write_rows() as connection:
+        with self._database.write() as connection:
             league = self._locked_league(connection, league_id, player_id)
             self._drop_member(connection, league_id, player_id)
             if league.maker_id == player_id:
@@ -308,7 +296,7 @@ class LeagueRepository:
     ) -> LeagueRecord:
         """Give the league a new invite (the old token stops opening it); the maker's only:
         NotTheMaker for another member, NoSuchLeague for anyone else."""
-        with self._database._write_rows() as connection:
+        with self._database.write() as connection:
             league = self._locked_league(connection, league_id, player_id)
             if league.maker_id != player_id:
                 raise NotTheMaker()
@@ -330,7 +318,7 @@ class LeagueRepository:
         """The maker (player_id) takes the member with this handle out of the league:
         NotTheMaker for another member, NoSuchLeague for anyone else, NoSuchMember for an
         unknown handle, MakerStays for the maker's own."""
-        with self._database._write_rows() as connection:
+        with self._database.write() as connection:
             league = self._locked_league(connection, league_id, player_id)
             if league.maker_id != player_id:
                 raise NotTheMaker()
@@ -350,7 +338,7 @@ class LeagueRepository:
     def _lock_player(self, connection: Connection, player_id: str) -> None:
         """On PostgreSQL, queue this player's league writes behind one another (SQLite's
         write transactions queue whole)."""
-        if self._locks_rows:
+        if self._database.locks_rows:
             connection.execute(select(Player.id).where(Player.id == player_id).with_for_update())
 
     def _locked_league(
@@ -360,7 +348,7 @@ class LeagueRepository:
         else NoSuchLeague."""
         query = select(*_LEAGUE_COLUMNS).where(League.id == league_id)
         row = (
-            connection.execute(query.with_for_update() if self._locks_rows else query)
+            connection.execute(query.with_for_update() if self._database.locks_rows else query)
             .mappings()
             .first()
         )

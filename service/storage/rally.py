@@ -27,8 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
+from service.storage.database import Database
 from service.storage.league_reads import MemberReads, OfficialResult
-from service.storage.leagues import Database
 from service.storage.models import Player, Run, ScoreCount
 
 
@@ -59,13 +59,13 @@ class RallyQuery:
 
     def __init__(self, database: Database) -> None:
         self._database = database
-        self._members = MemberReads(database.engine.dialect)
+        self._members = MemberReads(database.dialect)
 
     def league(self, league_id: str, stages: Sequence[int | None]) -> list[PlayerStages]:
         """Every member's play of the stages' puzzles (None: a stage still to come)."""
         puzzles = [puzzle for puzzle in stages if puzzle is not None]
         reads = self._members
-        with self._database._read_rows() as connection:
+        with self._database.read() as connection:
             members = reads.members(connection, league_id)
             results = reads.official(connection, league_id, puzzles)
             started = reads.attempted(connection, league_id, puzzles)
@@ -98,7 +98,7 @@ class RallyQuery:
         if first is None:
             return [], 0
         query = _LeadersQuery(first, stages[1:], days_over[1:])
-        with self._database._read_rows() as connection:
+        with self._database.read() as connection:
             rows = connection.execute(query.select().limit(limit)).all()
             entrants = _finished_first(connection, first)
         return [query.player_stages(row) for row in rows], entrants

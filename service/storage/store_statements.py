@@ -1,4 +1,5 @@
-"""The statements of the write paths every play takes, built once with bound parameters.
+"""DriverStatement: a statement of the paths every play takes, compiled once and run on the
+driver's own cursor.
 
 Building a statement from literal values makes SQLAlchemy coerce each value and
 derive the statement's cache key from all of them, on every call: for a run's
@@ -6,53 +7,24 @@ insert that cost more CPU than replaying the run. Statements built once with
 `bindparam` placeholders are compiled once and then only executed.
 
 The statements that every append and every run take (read the attempt, update
-it, add its actions; record or rename the player, insert the run), and the read of a
-player's official runs, whose rows are many, go further: compiled
+it, add its actions; record or rename the player, insert the run), and the reads
+whose rows are many (a player's official runs, a league's members) go further: compiled
 once for the database's dialect, they run straight on the driver's cursor,
 inside SQLAlchemy's transaction, with SQLAlchemy's own conversion of each
 parameter and column value and of the driver's errors. Its execution path
 (events, execution context, result wrapping) cost about 0.15 ms of CPU per
-statement, half of what an append costs besides.
+statement, half of what an append costs besides. What it uses of SQLAlchemy beyond
+its public API is fenced by tests/test_sqlalchemy_contract.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    Boolean,
-    Connection,
-    DateTime,
-    Dialect,
-    Executable,
-    and_,
-    bindparam,
-    exists,
-    insert,
-    literal_column,
-    select,
-    update,
-)
+from sqlalchemy import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.sql.expression import ColumnClause
-
-from service.storage.models import (
-    OFFICIAL_RUNS_ONLY,
-    Attempt,
-    AttemptBatch,
-    Player,
-    PlayerCount,
-    Puzzle,
-    Run,
-    ScoreCount,
-)
-
-_ATTEMPT = Attempt.__table__.c
-RECORDED_ATTEMPT_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
 
 
 class DriverStatement:
@@ -135,150 +107,3 @@ class DriverStatement:
             cursor.execute(self.sql, parameters)
             count: int = cursor.rowcount
             return count
-
-
-@dataclass(frozen=True)
-class Statements:
-    add_player: DriverStatement  # player_id, name, now; an existing player is left as is
-    rename_player: DriverStatement  # player_id, name
-    lock_player: DriverStatement  # player_id; PostgreSQL only, till the transaction ends
-    insert_run: DriverStatement  # the run's columns but display_name; returns display_name
-    # puzzle_id, player_id: whether the player has a run (`stored`) and an official run
-    # (`official`) of the puzzle
-    earlier_runs_of: DriverStatement
-    count_player: DriverStatement  # puzzle_id: one more player
-    count_score: DriverStatement  # puzzle_id, score: one more official run of that score
-    attempt_by_id: DriverStatement  # attempt_id
-    attempt_of: Executable  # puzzle_id, player_id
-    append: DriverStatement  # attempt_id, expected, new_played, new_state, new_over, now
-    add_batch: DriverStatement  # attempt_id, position (of its first action), actions
-    batches_of: Executable  # attempt_id: every batch's actions, in order
-    attempt_run: Executable  # attempt_id, new_run_id
-    # player_id: their official runs with their dailies, newest day first (Store.official_runs)
-    official_runs_of: DriverStatement
-
-
-def prepared(dialect_insert: Callable[[Any], Any], dialect: Dialect) -> Statements:
-    """The statements for a database of dialect, whose INSERT ... ON CONFLICT is
-    dialect_insert's."""
-    # Every value is a parameter: the driver's cursor applies no column defaults.
-    new_player = dialect_insert(Player).values(
-        id=bindparam("player_id"),
-        display_name=bindparam("name"),
-        created_at=bindparam("now", type_=DateTime(timezone=True)),
-    )
-    players_runs = and_(
-        Run.puzzle_id == bindparam("puzzle_id"), Run.player_id == bindparam("player_id")
-    )
-    one: ColumnClause[Any] = literal_column(
-        "1"
-    )  # a constant, not a parameter the callers would have to pass
-    one_player = dialect_insert(PlayerCount).values(puzzle_id=bindparam("puzzle_id"), players=one)
-    one_run = dialect_insert(ScoreCount).values(
-        puzzle_id=bindparam("puzzle_id"), score=bindparam("score"), runs=one
-    )
-    attempt_columns = [_ATTEMPT[name] for name in RECORDED_ATTEMPT_COLUMNS]
-    return Statements(
-        add_player=DriverStatement(
-            new_player.on_conflict_do_nothing(index_elements=["id"]), dialect
-        ),
-        rename_player=DriverStatement(
-            update(Player)
-            .where(Player.id == bindparam("player_id"))
-            .values(display_name=bindparam("name")),
-            dialect,
-        ),
-        lock_player=DriverStatement(
-            select(Player.id).where(Player.id == bindparam("player_id")).with_for_update(),
-            dialect,
-        ),
-        insert_run=DriverStatement(
-            insert(Run)
-            .values(
-                id=bindparam("id"),
-                puzzle_id=bindparam("puzzle_id"),
-                player_id=bindparam("player_id"),
-                actions=bindparam("actions", type_=JSON),
-                score=bindparam("score"),
-                tiebreak=bindparam("tiebreak"),
-                finished=bindparam("finished", type_=Boolean),
-                official=bindparam("official", type_=Boolean),
-                created_at=bindparam("created_at", type_=DateTime(timezone=True)),
-                # The player's name now: a later change of name leaves this run's.
-                display_name=select(Player.display_name)
-                .where(Player.id == bindparam("player_id"))
-                .scalar_subquery(),
-            )
-            .returning(Run.display_name),
-            dialect,
-        ),
-        earlier_runs_of=DriverStatement(
-            select(
-                exists().where(players_runs).label("stored"),
-                exists().where(players_runs, OFFICIAL_RUNS_ONLY).label("official"),
-            ),
-            dialect,
-        ),
-        count_player=DriverStatement(
-            one_player.on_conflict_do_update(
-                index_elements=["puzzle_id"], set_={"players": PlayerCount.players + one}
-            ),
-            dialect,
-        ),
-        count_score=DriverStatement(
-            one_run.on_conflict_do_update(
-                index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + one}
-            ),
-            dialect,
-        ),
-        attempt_by_id=DriverStatement(
-            select(*attempt_columns).where(Attempt.id == bindparam("attempt_id")), dialect
-        ),
-        attempt_of=select(*attempt_columns).where(
-            Attempt.puzzle_id == bindparam("puzzle_id"),
-            Attempt.player_id == bindparam("player_id"),
-        ),
-        # Applied only where the attempt still has the count the actions were checked
-        # against: of two concurrent appends, the database lets exactly one through.
-        append=DriverStatement(
-            update(Attempt)
-            .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
-            .values(
-                played=bindparam("new_played"),
-                state=bindparam("new_state", type_=JSON),
-                over=bindparam("new_over", type_=Boolean),
-                updated_at=bindparam("now", type_=DateTime(timezone=True)),
-            ),
-            dialect,
-        ),
-        add_batch=DriverStatement(
-            insert(AttemptBatch).values(
-                attempt_id=bindparam("attempt_id"),
-                position=bindparam("position"),
-                actions=bindparam("actions", type_=JSON),
-            ),
-            dialect,
-        ),
-        batches_of=select(AttemptBatch.actions)
-        .where(AttemptBatch.attempt_id == bindparam("attempt_id"))
-        .order_by(AttemptBatch.position),
-        attempt_run=update(Attempt)
-        .where(Attempt.id == bindparam("attempt_id"))
-        .values(run_id=bindparam("new_run_id")),
-        official_runs_of=DriverStatement(
-            select(
-                Run.id,
-                Puzzle.daily_date,
-                Puzzle.game,
-                Puzzle.number,
-                Run.score,
-                Run.tiebreak,
-                Puzzle.optimum,
-                Puzzle.par,
-            )
-            .join(Puzzle, Puzzle.id == Run.puzzle_id)
-            .where(Run.player_id == bindparam("player_id"), Run.official)
-            .order_by(Puzzle.daily_date.desc(), Puzzle.game),
-            dialect,
-        ),
-    )

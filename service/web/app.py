@@ -14,9 +14,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Config
 from service.jobs.queue import web_connection
-from service.storage.leagues import LeagueRepository
-from service.storage.rally import RallyQuery
-from service.storage.store import BUSY_RETRY_AFTER_SECONDS, DatabaseBusy, Store
+from service.storage.database import BUSY_RETRY_AFTER_SECONDS, DatabaseBusy
+from service.storage.store import Store
 from service.web import league_pages, pages, players, same_origin, security
 from service.web.api import API_PREFIX, Services
 from service.web.api import blueprint as api_blueprint
@@ -36,8 +35,6 @@ def create_app(config: Config | None = None) -> Flask:
     app.extensions["rally"] = Services(
         config=config,
         store=store,
-        leagues=LeagueRepository(store),
-        rallies=RallyQuery(store),
         limiter=RateLimiter(
             web_connection(config.redis_url),
             writes_per_minute=config.writes_per_minute,

@@ -147,7 +147,7 @@ def healthz() -> tuple[Response, int]:
     services = current_app.extensions["rally"]
     connection = web_connection(services.config.redis_url)
     checks = {
-        "database": check_database(services.store.engine),
+        "database": check_database(services.store.database.engine),
         "redis": check_redis(connection),
     }
     if checks["redis"]["ok"]:

@@ -32,7 +32,7 @@ def join() -> str:
 @blueprint.get("/leagues/<league_id>")
 def league(league_id: str) -> str:
     """A league's page, to its members; anyone else gets the page of a page not found."""
-    leagues = current_app.extensions["rally"].leagues
+    leagues = current_app.extensions["rally"].store.leagues
     if leagues.membership(league_id, players.current_player_id()) is None:
         abort(404)
     return render_template("league.html", league_id=league_id)

@@ -22,7 +22,8 @@ from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
 from service.domain import daily
-from service.storage.store import RunRecord, Store
+from service.storage.runs import RunRecord
+from service.storage.store import Store
 from service.web import api_docs, how_to_play, previews
 from service.web.api.common import api
 from service.web.api.share import share_facts, share_json
@@ -142,7 +143,7 @@ RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 def stored_run(run_id: str) -> RunRecord:
     """A stored run; any other id is a page that does not exist."""
     store: Store = current_app.extensions["rally"].store
-    found = store.get_run(run_id) if RUN_ID.fullmatch(run_id) else None
+    found = store.runs.get(run_id) if RUN_ID.fullmatch(run_id) else None
     if found is None:
         abort(404)
     return found

@@ -21,7 +21,7 @@ The script keeps the library's lists and keys (a list of request times per clien
 and limit, newest first), so both count alike.
 
 The attempts a client starts on a daily are not counted here but in the database,
-in the transaction that starts each one (service.storage.store_attempts): that limit must
+in the transaction that starts each one (service.storage.attempts): that limit must
 hold while Redis is down, when each process here counts only what it saw itself.
 The database keeps a keyed hash of the client's bucket (`keyed_client_key`), never
 the address.

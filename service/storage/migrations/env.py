@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from alembic import context
 
+from service.storage.database import make_engine
 from service.storage.models import Base
-from service.storage.store import make_engine
 
 
 def run_migrations() -> None:

@@ -16,7 +16,9 @@ from flask import Response, jsonify
 
 from puzzles import GAMES
 from service.jobs.queue import analysis_refusal, request_analysis
-from service.storage.store import AnalysisRecord, PuzzleRecord, RunRecord
+from service.storage.analyses import AnalysisRecord
+from service.storage.puzzles import PuzzleRecord
+from service.storage.runs import RunRecord
 from service.web import players
 from service.web.api.common import (
     SECRET_SEED,
@@ -125,7 +127,7 @@ def _analysis_json(record: AnalysisRecord, puzzle: PuzzleRecord) -> dict[str, An
 def _analysable_run(run_id: str) -> tuple[RunRecord, PuzzleRecord]:
     """The run, if the caller may see its analysis: 404 for no run, 403 while the line is
     hidden from the caller, 422 for a run of older rules than the expert plays."""
-    run = services().store.get_run(run_id)
+    run = services().store.runs.get(run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
     puzzle = puzzle_by_id(run.puzzle_id)
@@ -151,7 +153,7 @@ def _ask(run_id: str, stored: AnalysisRecord | None) -> AnalysisRecord:
         if stored is None:
             raise refused_solve(refusal)
         return stored  # recorded already: it is queued again at a later request
-    record = stored or services().store.request_analysis(run_id, ANALYSIS_RNG_SEED)
+    record = stored or services().store.analyses.request(run_id, ANALYSIS_RNG_SEED)
     request_analysis(run_id, requester, config)
     return record
 
@@ -173,7 +175,7 @@ def get_run_analysis(run_id: str) -> tuple[Response, int]:
     it is stored. Refused while too many analyses wait (503) or the caller has their share
     waiting (429). A run of a daily whose day is not over: its own player only."""
     _run, puzzle = _analysable_run(run_id)
-    stored = services().store.get_analysis(run_id)
+    stored = services().store.analyses.get(run_id)
     if stored is None or stored.status == "pending":
         stored = _ask(run_id, stored)
     response = jsonify(_analysis_json(stored, puzzle))

@@ -31,8 +31,7 @@ from flask import Response, jsonify
 from puzzles import GAMES, IllegalAction, State
 from puzzles.base import AnyGame
 from service.domain import daily
-from service.storage.store import PuzzleRecord
-from service.storage.store_attempts import (
+from service.storage.attempts import (
     AttemptMoved,
     AttemptRecord,
     ClientLimit,
@@ -40,6 +39,7 @@ from service.storage.store_attempts import (
     RunResult,
     TooManyAttempts,
 )
+from service.storage.puzzles import PuzzleRecord
 from service.web import players
 from service.web.api.common import (
     DISPLAY_NAME,
@@ -137,13 +137,13 @@ def attempt_json(
         "puzzle": puzzle_json(puzzle),
     }
     if with_actions:
-        shown["actions"] = services().store.attempt_actions(attempt.id)
+        shown["actions"] = services().store.attempts.actions(attempt.id)
     return shown
 
 
 def _own_attempt(attempt_id: str) -> tuple[AttemptRecord, PuzzleRecord]:
     """The caller's attempt and its puzzle; 404 to anyone else, as if it did not exist."""
-    attempt = services().store.get_attempt(attempt_id)
+    attempt = services().store.attempts.get(attempt_id)
     if attempt is None or attempt.player_id != players.current_player_id():
         raise _not_yours(attempt_id)
     return attempt, puzzle_by_id(attempt.puzzle_id)
@@ -180,15 +180,15 @@ def start_attempt(day: str, game: str, body: dict[str, Any]) -> tuple[Response, 
     name = players.clean_display_name(body.get("name"))
     store = services().store
     player = players.current_player_id()
-    existing = None if player is None else store.find_attempt(puzzle.id, player)
+    existing = None if player is None else store.attempts.find(puzzle.id, player)
     if existing is not None:
         if name is not None:
-            store.upsert_player(existing.player_id, name)
+            store.players.upsert(existing.player_id, name)
         return jsonify(attempt_json(existing, puzzle, with_actions=True)), 200
     config = services().config
     limit = ClientLimit(keyed_client_key(config.secret_key), config.attempts_per_address)
     try:
-        attempt, created = store.start_attempt(
+        attempt, created = store.attempts.start(
             puzzle.id,
             players.player_id_for_write(),
             GAMES[game].new_game(puzzle.seed),
@@ -222,7 +222,7 @@ def _already_applied(attempt: AttemptRecord, played: int, actions: list[Any]) ->
     """True when these actions were appended at played before (a retried request)."""
     if not actions or played + len(actions) > attempt.played:
         return False
-    stored = services().store.attempt_actions(attempt.id, played, played + len(actions))
+    stored = services().store.attempts.actions(attempt.id, played, played + len(actions))
     return stored == actions
 
 
@@ -319,7 +319,7 @@ def append_actions(attempt_id: str, body: dict[str, Any]) -> Response:
         return _extension(attempt, puzzle_by_id(attempt.puzzle_id), played, actions)
 
     try:
-        attempt = services().store.extend_attempt(attempt_id, extend, display_name=name)
+        attempt = services().store.attempts.extend(attempt_id, extend, display_name=name)
     except AttemptMoved:  # another request appended first
         attempt, puzzle = _own_attempt(attempt_id)
         if not _already_applied(attempt, played, actions):

@@ -21,9 +21,8 @@ from puzzles.rng import SEED_PATTERN
 from service.config import Config
 from service.domain import daily
 from service.storage.cache import BriefCache
-from service.storage.leagues import LeagueRepository
-from service.storage.rally import RallyQuery
-from service.storage.store import PuzzleRecord, Store
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store import Store
 from service.web.action_forms import action_schema
 from service.web.errors import ApiError
 from service.web.openapi import Api, Lazy, PathParam, PerValue, Schema
@@ -61,8 +60,6 @@ class Services:
     config: Config
     store: Store
     limiter: RateLimiter
-    leagues: LeagueRepository
-    rallies: RallyQuery
     # Today's dailies and puzzle records, which change once (when solved): kept a second.
     cache: BriefCache[Any] = field(default_factory=lambda: BriefCache(CACHE_SECONDS, 4096))
 
@@ -370,7 +367,7 @@ def puzzle_json(puzzle: PuzzleRecord) -> dict[str, Any]:
 def puzzle_by_id(puzzle_id: int) -> PuzzleRecord:
     """A stored puzzle (kept a moment: attempts and runs ask for theirs on every request)."""
     puzzle: PuzzleRecord | None = services().cache.get(
-        ("puzzle-id", puzzle_id), lambda: services().store.get_puzzle_by_id(puzzle_id)
+        ("puzzle-id", puzzle_id), lambda: services().store.puzzles.by_id(puzzle_id)
     )
     assert puzzle is not None, "attempts and runs keep their puzzle by a foreign key"
     return puzzle

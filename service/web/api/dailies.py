@@ -17,7 +17,7 @@ from flask import Response, current_app, jsonify, request
 
 from puzzles import GAMES
 from service.domain import daily
-from service.storage.store import PuzzleRecord
+from service.storage.puzzles import PuzzleRecord
 from service.web.api.common import (
     DATE,
     ENGINE_STATE_PROPERTIES,
@@ -108,7 +108,7 @@ def _pick_stored(day: date) -> dict[str, PuzzleRecord]:
     """The stored daily of each game for day: the one under the game's current rules,
     else the latest one stored (a past daily keeps the rules it was played under)."""
     picked: dict[str, PuzzleRecord] = {}
-    for puzzle in services().store.daily_puzzles(day):
+    for puzzle in services().store.puzzles.dailies(day):
         if puzzle.game not in GAMES:
             continue
         if puzzle.game not in picked or puzzle.rules_version == GAMES[puzzle.game].rules_version:
@@ -206,7 +206,7 @@ def get_upcoming() -> Response:
     entries: list[dict[str, Any]] = []
     for offset in range(1, services().config.days_ahead + 1):
         day = today + timedelta(days=offset)
-        for puzzle in services().store.daily_puzzles(day):
+        for puzzle in services().store.puzzles.dailies(day):
             if puzzle.game in GAMES and puzzle.rules_version == GAMES[puzzle.game].rules_version:
                 entries.append(
                     {

@@ -50,7 +50,7 @@ from service.storage.leagues import (
     NotTheMaker,
     TooManyLeagues,
 )
-from service.storage.store import PuzzleRecord
+from service.storage.puzzles import PuzzleRecord
 from service.storage.streaks import current_length
 from service.web import players
 from service.web.api.common import (
@@ -89,7 +89,7 @@ def league_param(description: str) -> QueryParam:
 
 def league_of_member(league_id: str) -> LeagueRecord:
     """The league if the caller is one of its members; the 404 of no league otherwise."""
-    membership = services().leagues.membership(league_id, players.current_player_id())
+    membership = services().store.leagues.membership(league_id, players.current_player_id())
     if membership is None:
         raise _not_found()
     return membership.league
@@ -294,7 +294,7 @@ def _new_invite(league_id: str) -> tuple[str, str]:
 def _named_player(display_name: str | None) -> str:
     """The caller, recorded (with their new name, if given) so a league can refer to them."""
     player = players.player_id_for_write()
-    services().store.upsert_player(player, display_name)
+    services().store.players.upsert(player, display_name)
     return player
 
 
@@ -411,7 +411,7 @@ def league_answer(league_id: str) -> dict[str, Any]:
     week = [_dailies_of(day) if day <= today else {} for day in week_of(today)]
     today_puzzles, yesterday_puzzles = _dailies_of(today), _dailies_of(yesterday)
     days = [*today_puzzles.values(), *yesterday_puzzles.values()]
-    facts = services().leagues.facts(
+    facts = services().store.leagues.facts(
         league_id,
         players.request_player_id(),
         {puzzle.id for puzzles in week for puzzle in puzzles.values()} | {p.id for p in days},
@@ -474,7 +474,7 @@ def make_league(body: dict[str, Any]) -> tuple[Response, int]:
     league_id = new_league_id()
     salt, hashed = _new_invite(league_id)
     try:
-        services().leagues.make(
+        services().store.leagues.make(
             league_id=league_id,
             name=name,
             maker_id=maker,
@@ -519,7 +519,7 @@ def join_league(body: dict[str, Any]) -> Response:
     players.admit_write(services().limiter.writes)
     player = _named_player(players.clean_display_name(body.get("display_name"), "display_name"))
     try:
-        joined, _ = services().leagues.join(
+        joined, _ = services().store.leagues.join(
             invite_hash=invite_hash(body["token"]),
             player_id=player,
             member=new_member_handle(),
@@ -570,7 +570,7 @@ def leave_league(league_id: str, body: dict[str, Any]) -> Response:
     del body  # an empty object: nothing to read
     services().limiter.check(services().limiter.writes)
     try:
-        services().leagues.leave(league_id, _member_id(league_id))
+        services().store.leagues.leave(league_id, _member_id(league_id))
     except NoSuchLeague:
         raise _not_found() from None
     return _answer({"left": league_id})
@@ -599,7 +599,7 @@ def renew_invite(league_id: str, body: dict[str, Any]) -> Response:
     services().limiter.check(services().limiter.writes)
     salt, hashed = _new_invite(league_id)
     try:
-        services().leagues.renew_invite(league_id, _member_id(league_id), salt, hashed)
+        services().store.leagues.renew_invite(league_id, _member_id(league_id), salt, hashed)
     except NoSuchLeague:
         raise _not_found() from None
     except NotTheMaker:
@@ -626,7 +626,7 @@ def remove_member(league_id: str, body: dict[str, Any]) -> Response:
     to other members; the maker leaves rather than removes themselves (a 400)."""
     services().limiter.check(services().limiter.writes)
     try:
-        services().leagues.remove(league_id, _member_id(league_id), body["member"])
+        services().store.leagues.remove(league_id, _member_id(league_id), body["member"])
     except NoSuchLeague:
         raise _not_found() from None
     except NotTheMaker:

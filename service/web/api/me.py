@@ -15,7 +15,7 @@ from flask import Response, jsonify
 from puzzles import GAMES
 from service.domain import daily
 from service.domain.history import Distances, GameStats, stats_by_game
-from service.storage.store import DayAttempt, OfficialRun, PlayerSummary
+from service.storage.players import DayAttempt, OfficialRun, PlayerSummary
 from service.web import players
 from service.web.api.common import (
     DATE,
@@ -219,11 +219,11 @@ def get_me() -> Response:
     summary = (
         PlayerSummary(None, [], [])
         if player is None
-        else services().store.player_summary(player, today)
+        else services().store.players.summary(player, today)
     )
     runs = summary.official_runs
     stats = stats_by_game(runs, sorted(GAMES), today)
-    leagues = [] if player is None else services().leagues.player_leagues(player)
+    leagues = [] if player is None else services().store.leagues.player_leagues(player)
     response = jsonify(
         {
             "name": summary.name,

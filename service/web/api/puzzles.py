@@ -15,7 +15,8 @@ from flask import Response, jsonify
 from puzzles import GAMES
 from service.domain import daily
 from service.jobs.queue import SolveRefusal, request_par, request_solve, solve_refusal
-from service.storage.store import PuzzleRecord, RankedRun
+from service.storage.puzzles import PuzzleRecord
+from service.storage.runs import RankedRun
 from service.web import players
 from service.web.api.common import (
     GAME_NAME,
@@ -156,7 +157,7 @@ def find_puzzle(game: str, seed: str) -> PuzzleRecord | None:
     rules_version = GAMES[game].rules_version
     found: PuzzleRecord | None = services().cache.get(
         ("puzzle", game, seed, rules_version),
-        lambda: services().store.get_puzzle(game, seed, rules_version),
+        lambda: services().store.puzzles.get(game, seed, rules_version),
     )
     return found
 
@@ -223,7 +224,7 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
         return puzzle, False
     store, config = services().store, services().config
     day = daily.daily_date_of(config.daily_key, game, seed)
-    recorded = day is not None and any(p.game == game for p in store.daily_puzzles(day))
+    recorded = day is not None and any(p.game == game for p in store.puzzles.dailies(day))
     # A day never recorded gets the current form of seed (daily.ensure_daily), not the old.
     if day is not None and (recorded or seed != daily.daily_seed(config.daily_key, game, day)):
         day = None
@@ -233,7 +234,7 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
     limiter = services().limiter
     limiter.check(limiter.new_seeds)
     number = None if day is None else daily.puzzle_number(day)
-    puzzle = store.ensure_puzzle(
+    puzzle = store.puzzles.ensure(
         game, seed, GAMES[game].rules_version, daily_date=day, number=number
     )
     request_solve(game, seed, config, daily_date=day, client=client_key())
@@ -265,7 +266,7 @@ def _ranked(entries: list[RankedRun]) -> list[dict[str, Any]]:
 
 def leaderboard_answer(puzzle: PuzzleRecord) -> Response:
     """The puzzle's standings as of at most a second ago (the store keeps them that long)."""
-    standings = services().store.standings(puzzle.id)
+    standings = services().store.runs.standings(puzzle.id)
     return jsonify(
         {
             "puzzle": puzzle_json(puzzle),

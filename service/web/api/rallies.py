@@ -23,8 +23,8 @@ from service.domain.rally import (
     stage_days,
     standing,
 )
+from service.storage.puzzles import PuzzleRecord
 from service.storage.rally import PlayerStages
-from service.storage.store import PuzzleRecord
 from service.web import players
 from service.web.api.common import (
     DATE,
@@ -278,12 +278,12 @@ def get_rally(day: str, league: str | None) -> Response:
     if league is None:
         leaders, entrants = services().cache.get(
             ("rally-leaders", start, today),
-            lambda: services().rallies.leaders(stage_ids, days_over, LEADERS),
+            lambda: services().store.rally.leaders(stage_ids, days_over, LEADERS),
         )
         entries = _standings(leaders, days_over)
     else:
         shown_league = {"id": league, "name": league_of_member(league).name}
-        rows = services().rallies.league(league, stage_ids)
+        rows = services().store.rally.league(league, stage_ids)
         entries = _standings(rows, days_over)
         entrants = len(entries)
         members = {row.player_id: row.member or "" for row in rows}

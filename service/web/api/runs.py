@@ -16,7 +16,9 @@ from flask import Response, jsonify, request
 
 from puzzles import GAMES
 from service.domain import daily
-from service.storage.store import HISTORY_PAGE, PlayedRun, PuzzleRecord, RunRecord
+from service.storage.players import HISTORY_PAGE, PlayedRun
+from service.storage.puzzles import PuzzleRecord
+from service.storage.runs import RunRecord
 from service.web import players
 from service.web.api.common import (
     DISPLAY_NAME,
@@ -250,7 +252,7 @@ def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, in
             index=len(actions),
             reason="a run ends when no action is legal",
         )
-    run = services().store.add_run(
+    run = services().store.runs.add(
         puzzle,
         players.player_id_for_write(),
         actions=actions,
@@ -274,7 +276,7 @@ def get_run(run_id: str) -> Response:
     """A stored run: what its share URL shows. A run of a daily whose day is not over shows
     no seed, and its actions only to its own player."""
     store = services().store
-    run = store.get_run(run_id)
+    run = store.runs.get(run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
     return jsonify(run_json(run, puzzle_by_id(run.puzzle_id)))
@@ -292,7 +294,7 @@ def get_run_step(run_id: str, step: str) -> Response:
     step at a time, to whoever may see its actions (a run of a daily whose day is not over:
     its own player only; to anyone else a 403 saying when it opens). A run stored under
     older rules that the current rules refuse is a 422."""
-    run = services().store.get_run(run_id)
+    run = services().store.runs.get(run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
     puzzle = puzzle_by_id(run.puzzle_id)
@@ -335,7 +337,7 @@ def get_my_runs() -> Response:
     its day is over."""
     player = players.current_player_id()
     before = request.args.get("before")
-    page = [] if player is None else services().store.player_history(player, before)
+    page = [] if player is None else services().store.players.history(player, before)
     if page is None:
         raise ApiError(404, f"no run {before!r} of yours")
     following = page[-1].id if len(page) == HISTORY_PAGE else None

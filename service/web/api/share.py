@@ -9,7 +9,7 @@ from flask import Response, jsonify
 
 from service.domain.share import ShareFacts, marks, strip
 from service.storage.leagues import LeagueRecord
-from service.storage.store import RunRecord
+from service.storage.runs import RunRecord
 from service.web.api.common import api, puzzle_by_id, services
 from service.web.api.leagues import invite_url, league_of_member, league_param
 from service.web.errors import ApiError
@@ -120,7 +120,7 @@ def get_share(run_id: str, league: str | None) -> Response:
     it is the same for anyone who asks, during the daily's day too. With `?league=`, a
     league the caller is a member of, a last line invites to it: its name and invite link
     (the 404 of no league to anyone else)."""
-    run = services().store.get_run(run_id)
+    run = services().store.runs.get(run_id)
     if run is None:
         raise ApiError(404, f"no run {run_id!r}")
     invited = None if league is None else league_of_member(league)

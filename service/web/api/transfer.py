@@ -14,7 +14,7 @@ from typing import Any
 from flask import Response, jsonify
 
 from service.jobs.queue import web_connection
-from service.storage.store import BUSY_RETRY_AFTER_SECONDS
+from service.storage.database import BUSY_RETRY_AFTER_SECONDS
 from service.web import players, transfers
 from service.web.api.common import api, services
 from service.web.errors import ApiError
@@ -115,6 +115,6 @@ def redeem_transfer(body: dict[str, Any]) -> Response:
     if player is None:
         raise ApiError(404, "this transfer link was used already or has expired: ask for a new one")
     players.hand_over(player)
-    response = jsonify({"name": services().store.display_name(player)})
+    response = jsonify({"name": services().store.players.display_name(player)})
     response.cache_control.no_store = True
     return response

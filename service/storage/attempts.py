@@ -19,14 +19,27 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Connection,
+    DateTime,
+    Executable,
+    bindparam,
+    func,
+    select,
+    update,
+)
+from sqlalchemy import insert as plain_insert
 
-from service.storage.models import Attempt, utc_now
-from service.storage.store_statements import RECORDED_ATTEMPT_COLUMNS, Statements
+from service.storage.database import Database
+from service.storage.models import Attempt, AttemptBatch, utc_now
+from service.storage.players import PlayerRepository
+from service.storage.runs import RunRepository
+from service.storage.store_statements import DriverStatement
 
 
 @dataclass(frozen=True)
@@ -86,58 +99,100 @@ class ClientLimit:
         return puzzle_id % 2**31, int(self.client[:8], 16) - 2**31
 
 
+_RECORDED_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
+
+
 def _attempt_record(row: Mapping[Any, Any]) -> AttemptRecord:
-    return AttemptRecord(**{name: row[name] for name in RECORDED_ATTEMPT_COLUMNS})
+    return AttemptRecord(**{name: row[name] for name in _RECORDED_COLUMNS})
 
 
-class _Storage(Protocol):
-    """What the attempts need of the Store they are part of."""
+@dataclass(frozen=True)
+class AttemptStatements:
+    """The statements of an append, built once; those every append takes run on the
+    driver's cursor (service.storage.store_statements)."""
 
-    _sql: Statements
-    _locks_rows: bool
-
-    def _read_rows(self) -> AbstractContextManager[Connection]: ...
-    def _write_rows(self) -> AbstractContextManager[Connection]: ...
-    def _upsert_player(self, connection: Connection, player_id: str, name: str | None) -> bool: ...
-    def _store_run(self, connection: Connection, fields: dict[str, Any], official: bool) -> Any: ...
-    def _standings_changed(self, puzzle_id: int) -> None: ...
-    @property
-    def _insert(self) -> Any: ...
+    by_id: DriverStatement  # attempt_id
+    of_player: Executable  # puzzle_id, player_id
+    append: DriverStatement  # attempt_id, expected, new_played, new_state, new_over, now
+    add_batch: DriverStatement  # attempt_id, position (of its first action), actions
+    batches_of: Executable  # attempt_id: every batch's actions, in order
+    set_run: Executable  # attempt_id, new_run_id
 
 
-def _actions(storage: _Storage, connection: Connection, attempt_id: str) -> list[Any]:
-    batches = connection.execute(storage._sql.batches_of, {"attempt_id": attempt_id}).scalars()
-    return [action for batch in batches for action in batch]
+def _attempt_statements(database: Database) -> AttemptStatements:
+    columns = [Attempt.__table__.c[name] for name in _RECORDED_COLUMNS]
+    dialect = database.dialect
+    return AttemptStatements(
+        by_id=DriverStatement(
+            select(*columns).where(Attempt.id == bindparam("attempt_id")), dialect
+        ),
+        of_player=select(*columns).where(
+            Attempt.puzzle_id == bindparam("puzzle_id"),
+            Attempt.player_id == bindparam("player_id"),
+        ),
+        # Applied only where the attempt still has the count the actions were checked
+        # against: of two concurrent appends, the database lets exactly one through.
+        append=DriverStatement(
+            update(Attempt)
+            .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
+            .values(
+                played=bindparam("new_played"),
+                state=bindparam("new_state", type_=JSON),
+                over=bindparam("new_over", type_=Boolean),
+                updated_at=bindparam("now", type_=DateTime(timezone=True)),
+            ),
+            dialect,
+        ),
+        add_batch=DriverStatement(
+            plain_insert(AttemptBatch).values(
+                attempt_id=bindparam("attempt_id"),
+                position=bindparam("position"),
+                actions=bindparam("actions", type_=JSON),
+            ),
+            dialect,
+        ),
+        batches_of=select(AttemptBatch.actions)
+        .where(AttemptBatch.attempt_id == bindparam("attempt_id"))
+        .order_by(AttemptBatch.position),
+        set_run=update(Attempt)
+        .where(Attempt.id == bindparam("attempt_id"))
+        .values(run_id=bindparam("new_run_id")),
+    )
 
 
-def _one_attempt(storage: _Storage, statement: Any, **params: Any) -> AttemptRecord | None:
-    # Plain rows, not ORM objects: an attempt is read on every append.
-    with storage._read_rows() as connection:
-        row = connection.execute(statement, params).mappings().first()
-        return _attempt_record(row) if row else None
+class AttemptRepository:
+    """The attempts of one database; an attempt that ends stores its run (runs) and its
+    player (players) in the append's transaction."""
 
+    def __init__(self, database: Database, players: PlayerRepository, runs: RunRepository) -> None:
+        self._database = database
+        self._players = players
+        self._runs = runs
+        self.sql = _attempt_statements(database)
 
-class AttemptStorage:
-    """The attempts part of service.storage.store.Store."""
+    def _actions(self, connection: Connection, attempt_id: str) -> list[Any]:
+        batches = connection.execute(self.sql.batches_of, {"attempt_id": attempt_id}).scalars()
+        return [action for batch in batches for action in batch]
 
-    def attempt_actions(
-        self: _Storage, attempt_id: str, first: int = 0, stop: int | None = None
-    ) -> list[Any]:
+    def actions(self, attempt_id: str, first: int = 0, stop: int | None = None) -> list[Any]:
         """The attempt's actions at positions first to stop - 1 (to the last by default)."""
-        with self._read_rows() as connection:
-            return _actions(self, connection, attempt_id)[first:stop]
+        with self._database.read() as connection:
+            return self._actions(connection, attempt_id)[first:stop]
 
-    def get_attempt(self: _Storage, attempt_id: str) -> AttemptRecord | None:
-        with self._read_rows() as connection:
-            found = self._sql.attempt_by_id.first(connection, {"attempt_id": attempt_id})
+    def get(self, attempt_id: str) -> AttemptRecord | None:
+        with self._database.read() as connection:
+            found = self.sql.by_id.first(connection, {"attempt_id": attempt_id})
             return _attempt_record(found) if found else None
 
-    def find_attempt(self: _Storage, puzzle_id: int, player_id: str) -> AttemptRecord | None:
+    def find(self, puzzle_id: int, player_id: str) -> AttemptRecord | None:
         """The player's attempt of the puzzle, if they started one."""
-        return _one_attempt(self, self._sql.attempt_of, puzzle_id=puzzle_id, player_id=player_id)
+        ours = {"puzzle_id": puzzle_id, "player_id": player_id}
+        with self._database.read() as connection:
+            row = connection.execute(self.sql.of_player, ours).mappings().first()
+            return _attempt_record(row) if row else None
 
-    def start_attempt(
-        self: _Storage,
+    def start(
+        self,
         puzzle_id: int,
         player_id: str,
         start: dict[str, Any],
@@ -150,11 +205,11 @@ class AttemptStorage:
         A new attempt counts against its client's limit, in this transaction:
         TooManyAttempts (and nothing stored) when the client has started as many
         attempts of the puzzle as it may."""
-        with self._write_rows() as connection:
-            if self._locks_rows:
+        with self._database.write() as connection:
+            if self._database.locks_rows:
                 connection.execute(select(func.pg_advisory_xact_lock(*limit.lock_key(puzzle_id))))
             ours = {"puzzle_id": puzzle_id, "player_id": player_id}
-            if connection.execute(self._sql.attempt_of, ours).first() is None:
+            if connection.execute(self.sql.of_player, ours).first() is None:
                 started = connection.scalar(
                     select(func.count())
                     .select_from(Attempt)
@@ -162,9 +217,9 @@ class AttemptStorage:
                 )
                 if (started or 0) >= limit.attempts:
                     raise TooManyAttempts(limit.attempts)
-            self._upsert_player(connection, player_id, display_name)
+            self._players.record_and_lock(connection, player_id, display_name)
             created = connection.scalar(
-                self._insert(Attempt)
+                self._database.insert(Attempt)
                 .values(
                     id=secrets.token_urlsafe(12),
                     created_at=utc_now(),
@@ -179,12 +234,12 @@ class AttemptStorage:
                 .on_conflict_do_nothing(index_elements=["puzzle_id", "player_id"])
                 .returning(Attempt.id)
             )
-        found = AttemptStorage.find_attempt(self, puzzle_id, player_id)
+        found = self.find(puzzle_id, player_id)
         assert found is not None, "an attempt just inserted or found conflicting must exist"
         return found, created is not None
 
-    def extend_attempt(
-        self: _Storage,
+    def extend(
+        self,
         attempt_id: str,
         extend: Callable[[AttemptRecord | None], Extension | None],
         display_name: str | None = None,
@@ -201,32 +256,32 @@ class AttemptStorage:
         held by requests waiting for a second one can never serve them. The append itself
         changes the attempt only if it still has the actions extend saw.
         """
-        attempt = AttemptStorage.get_attempt(self, attempt_id)
+        attempt = self.get(attempt_id)
         extension = extend(attempt)
         if attempt is None:
             raise LookupError(f"no attempt {attempt_id!r}")
         ends = extension is not None and extension.result is not None
         if extension is None and display_name is None:
             return attempt
-        with self._write_rows() as connection:
+        with self._database.write() as connection:
             if display_name is not None or ends:
                 # Before the attempt's row: the order every write that locks both takes.
-                self._upsert_player(connection, attempt.player_id, display_name)
+                self._players.record_and_lock(connection, attempt.player_id, display_name)
             if extension is None:
                 return attempt
-            extended = AttemptStorage._append(self, connection, attempt, extension)
+            extended = self._append(connection, attempt, extension)
         if ends:
-            self._standings_changed(attempt.puzzle_id)
+            self._runs.standings_changed(attempt.puzzle_id)
         return extended
 
     def _append(
-        self: _Storage, connection: Connection, attempt: AttemptRecord, extension: Extension
+        self, connection: Connection, attempt: AttemptRecord, extension: Extension
     ) -> AttemptRecord:
         """Add the extension's actions as a new row and the state after them (never rewriting
         what is stored), if the attempt still has attempt.played actions."""
         played = attempt.played + len(extension.actions)
         result = extension.result
-        changed = self._sql.append.run(
+        changed = self.sql.append.run(
             connection,
             {
                 "attempt_id": attempt.id,
@@ -239,18 +294,18 @@ class AttemptStorage:
         )
         if changed != 1:
             raise AttemptMoved(attempt.id)
-        self._sql.add_batch.run(
+        self.sql.add_batch.run(
             connection,
             {"attempt_id": attempt.id, "position": attempt.played, "actions": extension.actions},
         )
         run_id = None
         if result is not None:
-            run = self._store_run(
+            run = self._runs.store(
                 connection,
                 {
                     "puzzle_id": attempt.puzzle_id,
                     "player_id": attempt.player_id,
-                    "actions": _actions(self, connection, attempt.id),
+                    "actions": self._actions(connection, attempt.id),
                     "score": result.score,
                     "tiebreak": result.tiebreak,
                     "finished": result.finished,
@@ -258,9 +313,7 @@ class AttemptStorage:
                 extension.official,
             )
             run_id = run.id
-            connection.execute(
-                self._sql.attempt_run, {"attempt_id": attempt.id, "new_run_id": run_id}
-            )
+            connection.execute(self.sql.set_run, {"attempt_id": attempt.id, "new_run_id": run_id})
         return replace(
             attempt, played=played, state=extension.state, over=result is not None, run_id=run_id
         )

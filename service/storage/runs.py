@@ -1,0 +1,328 @@
+"""Runs in the database and the standings they make: each puzzle's leaderboard, its
+histogram of scores and its count of players.
+
+A run is official when it is its player's first finished run of a daily submitted on the
+daily's own day. The transaction that stores a run also counts it in its puzzle's
+standings (its player, if this is their first run of the puzzle; its score, if it is
+official) and its day in its player's streak (service.storage.streaks), so that reading
+the standings never counts runs.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Connection,
+    DateTime,
+    and_,
+    bindparam,
+    exists,
+    insert,
+    literal_column,
+    select,
+)
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.expression import ColumnClause
+
+from service.clock import CLOCK
+from service.storage.cache import BriefCache
+from service.storage.database import Database, aware
+from service.storage.models import OFFICIAL_RUNS_ONLY, Player, PlayerCount, Run, ScoreCount, utc_now
+from service.storage.players import PlayerRepository
+from service.storage.puzzles import PuzzleRecord
+from service.storage.store_statements import DriverStatement
+from service.storage.streaks import record_day_statement
+
+LEADERBOARD_SIZE = 100
+# How long a store keeps a puzzle's standings: a popular daily's leaderboard is read on
+# every result page. The store's own runs drop them at once; other processes' show up to
+# this late.
+STANDINGS_SECONDS = 1.0
+STANDINGS_KEPT = 1024
+# What a player recorded by the running transaction has stored before (runs keep their
+# player by a foreign key, so someone with no row has no run).
+NO_EARLIER_RUNS = {"stored": False, "official": False}
+_RECORDED_COLUMNS = (
+    "id",
+    "puzzle_id",
+    "player_id",
+    "display_name",
+    "actions",
+    "score",
+    "tiebreak",
+    "finished",
+    "official",
+    "created_at",
+)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: str
+    puzzle_id: int
+    player_id: str
+    display_name: str | None
+    actions: list[Any]
+    score: int | None
+    tiebreak: int
+    finished: bool
+    official: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class RankedRun:
+    """An official run as the leaderboard shows it (no actions: a page lists a hundred)."""
+
+    id: str
+    player_id: str
+    display_name: str | None
+    score: int
+    tiebreak: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Standings:
+    """A puzzle's leaderboard (best first), histogram (score -> official runs) and player
+    count, read in one transaction. Shared between readers: never modified."""
+
+    entries: list[RankedRun]
+    histogram: dict[int, int]
+    players: int
+
+
+@dataclass(frozen=True)
+class RunStatements:
+    """The statements every stored run takes, run on the driver's cursor
+    (service.storage.store_statements)."""
+
+    insert: DriverStatement  # the run's columns but display_name; returns display_name
+    # puzzle_id, player_id: whether the player has a run (`stored`) and an official run
+    # (`official`) of the puzzle
+    earlier_runs_of: DriverStatement
+    count_player: DriverStatement  # puzzle_id: one more player
+    count_score: DriverStatement  # puzzle_id, score: one more official run of that score
+    count_streak_day: DriverStatement  # puzzle_id, player_id (service.storage.streaks)
+
+
+def _run_statements(database: Database) -> RunStatements:
+    players_runs = and_(
+        Run.puzzle_id == bindparam("puzzle_id"), Run.player_id == bindparam("player_id")
+    )
+    # A constant, not a parameter the callers would have to pass.
+    one: ColumnClause[Any] = literal_column("1")
+    one_player = database.insert(PlayerCount).values(puzzle_id=bindparam("puzzle_id"), players=one)
+    one_run = database.insert(ScoreCount).values(
+        puzzle_id=bindparam("puzzle_id"), score=bindparam("score"), runs=one
+    )
+    new_run = insert(Run).values(
+        id=bindparam("id"),
+        puzzle_id=bindparam("puzzle_id"),
+        player_id=bindparam("player_id"),
+        actions=bindparam("actions", type_=JSON),
+        score=bindparam("score"),
+        tiebreak=bindparam("tiebreak"),
+        finished=bindparam("finished", type_=Boolean),
+        official=bindparam("official", type_=Boolean),
+        created_at=bindparam("created_at", type_=DateTime(timezone=True)),
+        # The player's name now: a later change of name leaves this run's.
+        display_name=select(Player.display_name)
+        .where(Player.id == bindparam("player_id"))
+        .scalar_subquery(),
+    )
+    dialect = database.dialect
+    return RunStatements(
+        insert=DriverStatement(new_run.returning(Run.display_name), dialect),
+        earlier_runs_of=DriverStatement(
+            select(
+                exists().where(players_runs).label("stored"),
+                exists().where(players_runs, OFFICIAL_RUNS_ONLY).label("official"),
+            ),
+            dialect,
+        ),
+        count_player=DriverStatement(
+            one_player.on_conflict_do_update(
+                index_elements=["puzzle_id"], set_={"players": PlayerCount.players + one}
+            ),
+            dialect,
+        ),
+        count_score=DriverStatement(
+            one_run.on_conflict_do_update(
+                index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + one}
+            ),
+            dialect,
+        ),
+        count_streak_day=record_day_statement(database.insert, dialect),
+    )
+
+
+def _leaderboard(connection: Connection, puzzle_id: int, limit: int) -> list[RankedRun]:
+    # The order of ix_runs_ranking, so the rows are read off the index in order; only the
+    # columns shown, as loading each run's actions cost more than the query.
+    rows = connection.execute(
+        select(Run.id, Run.player_id, Run.display_name, Run.score, Run.tiebreak, Run.created_at)
+        .where(Run.puzzle_id == puzzle_id, Run.official)
+        .order_by(Run.score.desc(), Run.tiebreak.desc(), Run.created_at, Run.id)
+        .limit(limit)
+    )
+    # Official runs all have a score (the column allows none for unfinished runs).
+    return [
+        RankedRun(*row[:5], created_at=aware(row.created_at))  # type: ignore[arg-type]
+        for row in rows
+    ]
+
+
+def _score_histogram(connection: Connection, puzzle_id: int) -> dict[int, int]:
+    rows = connection.execute(
+        select(ScoreCount.score, ScoreCount.runs)
+        .where(ScoreCount.puzzle_id == puzzle_id)
+        .order_by(ScoreCount.score)
+    )
+    return {score: runs for score, runs in rows}
+
+
+def _player_count(connection: Connection, puzzle_id: int) -> int:
+    count = select(PlayerCount.players).where(PlayerCount.puzzle_id == puzzle_id)
+    return connection.scalar(count) or 0
+
+
+class RunRepository:
+    """The runs of one database and the standings they make, kept a moment."""
+
+    def __init__(self, database: Database, players: PlayerRepository) -> None:
+        self._database = database
+        self._players = players
+        self.sql = _run_statements(database)
+        self.kept_standings: BriefCache[Standings] = BriefCache(STANDINGS_SECONDS, STANDINGS_KEPT)
+
+    def add(
+        self,
+        puzzle: PuzzleRecord,
+        player_id: str,
+        *,
+        actions: list[Any],
+        score: int | None,
+        tiebreak: int,
+        finished: bool,
+        display_name: str | None = None,
+        today: date | None = None,
+    ) -> RunRecord:
+        """Store a replayed run (and its player), committed before returning.
+
+        The run is official when it is the player's first finished run of a daily
+        submitted on the daily's own day (today, UTC, unless given). Two
+        concurrent candidates are settled by the database's unique index on
+        official runs: the loser is stored as practice.
+        """
+        today = today or CLOCK.today()
+        candidate = finished and puzzle.daily_date == today
+        fields = {
+            "puzzle_id": puzzle.id,
+            "player_id": player_id,
+            "actions": actions,
+            "score": score,
+            "tiebreak": tiebreak,
+            "finished": finished,
+        }
+        try:
+            if candidate:
+                try:
+                    return self._insert(fields, display_name, official_if_first=True)
+                except IntegrityError:
+                    pass  # a concurrent run became official first
+            return self._insert(fields, display_name, official_if_first=False)
+        finally:
+            self.standings_changed(puzzle.id)
+
+    def _insert(
+        self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
+    ) -> RunRecord:
+        with self._database.write() as connection:
+            new_player = self._players.record_and_lock(
+                connection, fields["player_id"], display_name
+            )
+            return self.store(connection, fields, official_if_first, new_player)
+
+    def store(
+        self,
+        connection: Connection,
+        fields: dict[str, Any],
+        official_if_first: bool,
+        new_player: bool = False,
+    ) -> RunRecord:
+        """A new run under its player's current name, official if asked and the player's
+        first official run of the puzzle, counted in its puzzle's standings in the same
+        transaction: its player if this is their first run of the puzzle, its score and its
+        day in its player's streak if it is official. The player must be recorded and
+        locked already (PlayerRepository.record_and_lock, which says whether they are new:
+        a new player's runs need not be looked for)."""
+        puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
+        earlier = (
+            NO_EARLIER_RUNS
+            if new_player
+            else self.sql.earlier_runs_of.first(connection, puzzle_and_player)
+        )
+        assert earlier is not None, "a select of two EXISTS has one row"
+        official = official_if_first and not earlier["official"]
+        values = {
+            "id": secrets.token_urlsafe(12),
+            "official": official,
+            "created_at": utc_now(),
+            **fields,
+        }
+        inserted = self.sql.insert.first(connection, values)
+        assert inserted is not None, "an insert returns its row"
+        if not earlier["stored"]:
+            self.sql.count_player.run(connection, {"puzzle_id": fields["puzzle_id"]})
+        if official:
+            self.sql.count_score.run(
+                connection, {"puzzle_id": fields["puzzle_id"], "score": fields["score"]}
+            )
+            self.sql.count_streak_day.run(connection, puzzle_and_player)
+        return RunRecord(**values, display_name=inserted["display_name"])
+
+    def standings_changed(self, puzzle_id: int) -> None:
+        """Drop the puzzle's kept standings: this store's own runs show at once."""
+        self.kept_standings.drop(puzzle_id)
+
+    def get(self, run_id: str) -> RunRecord | None:
+        columns = [Run.__table__.c[name] for name in _RECORDED_COLUMNS]
+        with self._database.read() as connection:
+            row = connection.execute(select(*columns).where(Run.id == run_id)).first()
+        if row is None:
+            return None
+        return RunRecord(**{**row._mapping, "created_at": aware(row.created_at)})
+
+    def leaderboard(self, puzzle_id: int, limit: int = LEADERBOARD_SIZE) -> list[RankedRun]:
+        """Official runs, best first: score, then tie-break, then the earlier submission."""
+        with self._database.read() as connection:
+            return _leaderboard(connection, puzzle_id, limit)
+
+    def score_histogram(self, puzzle_id: int) -> dict[int, int]:
+        """How many official runs reached each score, by score ascending."""
+        with self._database.read() as connection:
+            return _score_histogram(connection, puzzle_id)
+
+    def player_count(self, puzzle_id: int) -> int:
+        """Players who submitted a run of the puzzle."""
+        with self._database.read() as connection:
+            return _player_count(connection, puzzle_id)
+
+    def standings(self, puzzle_id: int) -> Standings:
+        """The puzzle's leaderboard, histogram and player count, kept a moment."""
+        return self.kept_standings.get(puzzle_id, lambda: self._read_standings(puzzle_id))
+
+    def _read_standings(self, puzzle_id: int) -> Standings:
+        with self._database.read_together() as connection:
+            return Standings(
+                entries=_leaderboard(connection, puzzle_id, LEADERBOARD_SIZE),
+                histogram=_score_histogram(connection, puzzle_id),
+                players=_player_count(connection, puzzle_id),
+            )
