@@ -470,6 +470,14 @@ def start_service(
 ) -> subprocess.Popen[bytes]:
     """The service under gunicorn on a migrated database (SQLite in instance unless
     DATABASE_URL says otherwise) and the embedded Redis in instance, already running."""
+    env = migrated_service_env(instance)
+    command = gunicorn_command(HOST, port, workers, worker_class)
+    return start_process([*command[:-1], *gunicorn_options, command[-1]], env)
+
+
+def migrated_service_env(instance: Path) -> dict[str, str]:
+    """The service's environment for a bench in instance (its database migrated): the
+    embedded Redis's socket there, the bench's daily key, no rate limit in the way."""
     env = {
         **os.environ,
         "PYTHONPATH": str(BENCH_DIR.parent),
@@ -484,8 +492,7 @@ def start_service(
     }
     migrate = [sys.executable, "-m", "service.operations.cli", "migrate"]
     subprocess.run(migrate, env=env, check=True, cwd=BENCH_DIR.parent, capture_output=True)
-    command = gunicorn_command(HOST, port, workers, worker_class)
-    return start_process([*command[:-1], *gunicorn_options, command[-1]], env)
+    return env
 
 
 def start_servers(
