@@ -11,8 +11,11 @@ and writes them in one transaction, as one new row of the attempt's batches.
 The write is a conditional UPDATE: it sets the new count and state only where
 the attempt still has the number of actions they were checked against, so of
 two concurrent appends the database itself lets exactly one through, on SQLite
-and PostgreSQL alike. The append that ends the game stores the player's run in
-the same transaction, so an attempt is never over without its run.
+and PostgreSQL alike. On PostgreSQL the UPDATE and the batch's INSERT are one
+statement, which is its own transaction: an append that only adds actions costs
+one round trip, not four (BEGIN, UPDATE, INSERT, COMMIT). The append that ends the
+game stores the player's run in the same transaction, so an attempt is never over
+without its run.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from sqlalchemy import (
     Connection,
     DateTime,
     Executable,
+    Integer,
     bindparam,
     func,
     select,
@@ -115,6 +119,9 @@ class AttemptStatements:
     of_player: Executable  # puzzle_id, player_id
     append: DriverStatement  # attempt_id, expected, new_played, new_state, new_over, now
     add_batch: DriverStatement  # attempt_id, position (of its first action), actions
+    # PostgreSQL only: append and add_batch in one statement (the batch only if the
+    # attempt moved), one round trip instead of two
+    append_with_batch: DriverStatement | None
     batches_of: Executable  # attempt_id: every batch's actions, in order
     set_run: Executable  # attempt_id, new_run_id
 
@@ -122,6 +129,22 @@ class AttemptStatements:
 def _attempt_statements(database: Database) -> AttemptStatements:
     columns = [Attempt.__table__.c[name] for name in _RECORDED_COLUMNS]
     dialect = database.dialect
+    # Applied only where the attempt still has the count the actions were checked
+    # against: of two concurrent appends, the database lets exactly one through.
+    append = (
+        update(Attempt)
+        .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
+        .values(
+            played=bindparam("new_played"),
+            state=bindparam("new_state", type_=JSON),
+            over=bindparam("new_over", type_=Boolean),
+            updated_at=bindparam("now", type_=DateTime(timezone=True)),
+        )
+    )
+    position = bindparam("position", type_=Integer)
+    actions = bindparam("actions", type_=JSON)
+    # SQLite has no UPDATE inside WITH.
+    moved = append.returning(Attempt.id).cte("moved") if database.locks_rows else None
     return AttemptStatements(
         by_id=DriverStatement(
             select(*columns).where(Attempt.id == bindparam("attempt_id")), dialect
@@ -130,24 +153,18 @@ def _attempt_statements(database: Database) -> AttemptStatements:
             Attempt.puzzle_id == bindparam("puzzle_id"),
             Attempt.player_id == bindparam("player_id"),
         ),
-        # Applied only where the attempt still has the count the actions were checked
-        # against: of two concurrent appends, the database lets exactly one through.
-        append=DriverStatement(
-            update(Attempt)
-            .where(Attempt.id == bindparam("attempt_id"), Attempt.played == bindparam("expected"))
-            .values(
-                played=bindparam("new_played"),
-                state=bindparam("new_state", type_=JSON),
-                over=bindparam("new_over", type_=Boolean),
-                updated_at=bindparam("now", type_=DateTime(timezone=True)),
+        append=DriverStatement(append, dialect),
+        add_batch=DriverStatement(
+            plain_insert(AttemptBatch).values(
+                attempt_id=bindparam("attempt_id"), position=position, actions=actions
             ),
             dialect,
         ),
-        add_batch=DriverStatement(
-            plain_insert(AttemptBatch).values(
-                attempt_id=bindparam("attempt_id"),
-                position=bindparam("position"),
-                actions=bindparam("actions", type_=JSON),
+        append_with_batch=None
+        if moved is None
+        else DriverStatement(
+            plain_insert(AttemptBatch).from_select(
+                ["attempt_id", "position", "actions"], select(moved.c.id, position, actions)
             ),
             dialect,
         ),
@@ -263,6 +280,10 @@ class AttemptRepository:
         ends = extension is not None and extension.result is not None
         if extension is None and display_name is None:
             return attempt
+        if extension is not None and not ends and display_name is None:
+            # Only the attempt changes: on PostgreSQL, one statement and no transaction.
+            with self._database.write_alone() as connection:
+                return self._append(connection, attempt, extension)
         with self._database.write() as connection:
             if display_name is not None or ends:
                 # Before the attempt's row: the order every write that locks both takes.
@@ -274,6 +295,17 @@ class AttemptRepository:
             self._runs.standings_changed(attempt.puzzle_id)
         return extended
 
+    def _add_batch(self, connection: Connection, values: dict[str, Any]) -> None:
+        """The attempt's new count, state and batch of actions, if it still has the count
+        expected; AttemptMoved (and nothing written) if not."""
+        if self.sql.append_with_batch is not None:
+            if self.sql.append_with_batch.run(connection, values) != 1:
+                raise AttemptMoved(values["attempt_id"])
+            return
+        if self.sql.append.run(connection, values) != 1:
+            raise AttemptMoved(values["attempt_id"])
+        self.sql.add_batch.run(connection, values)
+
     def _append(
         self, connection: Connection, attempt: AttemptRecord, extension: Extension
     ) -> AttemptRecord:
@@ -281,7 +313,7 @@ class AttemptRepository:
         what is stored), if the attempt still has attempt.played actions."""
         played = attempt.played + len(extension.actions)
         result = extension.result
-        changed = self.sql.append.run(
+        self._add_batch(
             connection,
             {
                 "attempt_id": attempt.id,
@@ -290,13 +322,9 @@ class AttemptRepository:
                 "new_state": extension.state,
                 "new_over": result is not None,
                 "now": utc_now(),
+                "position": attempt.played,
+                "actions": extension.actions,
             },
-        )
-        if changed != 1:
-            raise AttemptMoved(attempt.id)
-        self.sql.add_batch.run(
-            connection,
-            {"attempt_id": attempt.id, "position": attempt.played, "actions": extension.actions},
         )
         run_id = None
         if result is not None:
