@@ -150,7 +150,7 @@ Index(
 # A player's runs, newest first.
 Index("ix_runs_player_time", Run.player_id, Run.created_at, Run.id)
 # A player's official runs with every column their history takes from them (see
-# Store.official_runs), so that reading them never visits the runs themselves.
+# PlayerRepository.summary), so that reading them never visits the runs themselves.
 Index(
     "ix_runs_player_official",
     Run.player_id,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
 from sqlalchemy import Connection, DateTime, bindparam, func, select, tuple_, update
 
@@ -214,27 +213,23 @@ class PlayerRepository:
         with self._database.read() as connection:
             name = connection.scalar(select(Player.display_name).where(Player.id == player_id))
             rows = self.sql.official_runs_of.all(connection, {"player_id": player_id})
-            attempts = connection.execute(_day_attempts(player_id, day)).all()
+            attempts = connection.execute(
+                select(
+                    Puzzle.game,
+                    Puzzle.number,
+                    Attempt.over,
+                    Attempt.run_id,
+                    Run.score,
+                    func.coalesce(Run.official, False),
+                )
+                .join(Attempt, (Attempt.puzzle_id == Puzzle.id) & (Attempt.player_id == player_id))
+                .outerjoin(Run, Run.id == Attempt.run_id)
+                .where(Puzzle.daily_date == day)
+                .order_by(Puzzle.game)
+            ).all()
         return PlayerSummary(
             name=name,
             official_runs=[OfficialRun(*row) for row in rows],
-            attempts=[DayAttempt(*row) for row in attempts],
+            # The number column allows null (practice puzzles have none), never for a daily.
+            attempts=[DayAttempt(*row) for row in attempts],  # type: ignore[arg-type]
         )
-
-
-def _day_attempts(player_id: str, day: date) -> Any:
-    """The player's attempts of day's dailies, by game, with the runs they became."""
-    return (
-        select(
-            Puzzle.game,
-            Puzzle.number,
-            Attempt.over,
-            Attempt.run_id,
-            Run.score,
-            func.coalesce(Run.official, False),
-        )
-        .join(Attempt, (Attempt.puzzle_id == Puzzle.id) & (Attempt.player_id == player_id))
-        .outerjoin(Run, Run.id == Attempt.run_id)
-        .where(Puzzle.daily_date == day)
-        .order_by(Puzzle.game)
-    )
