@@ -111,25 +111,18 @@ def _key(game_name: str, state: State, action: Action) -> str:
     return json.dumps([action.get("type"), view], sort_keys=True)
 
 
-def _sampled(game_name: str, view: dict[str, Any], rng_seed: int, samples: int) -> list[State]:
-    """States that agree with the player's view, their unseen part drawn from rng_seed
-    and the view."""
-    if "seen" not in view:
-        raise ValueError("the expert reads a player's view with its memory (see PlayerView)")
-    if view.get("over") or view.get("phase") == "over":
-        raise ValueError("the game is over: there is nothing to choose")
-    game = get_game(game_name)
-    return [
-        game.sample_state(view, view["seen"], _sample_name(view, rng_seed, i))
-        for i in range(samples)
-    ]
-
-
 def candidates(game_name: str, view: dict[str, Any], rng_seed: int, samples: int) -> Candidates:
     """The distinct legal actions of the view, and the sampled states to try them in."""
     parts = _parts(game_name)
     game = get_game(game_name)
-    states = _sampled(game_name, view, rng_seed, samples)
+    if "seen" not in view:
+        raise ValueError("the expert reads a player's view with its memory (see PlayerView)")
+    if view.get("over") or view.get("phase") == "over":
+        raise ValueError("the game is over: there is nothing to choose")
+    states = [
+        game.sample_state(view, view["seen"], _sample_name(view, rng_seed, i))
+        for i in range(samples)
+    ]
     actions: list[Action] = []
     keys: list[str] = []
     options = game.legal_actions(states[0])
@@ -188,9 +181,6 @@ def _measure(
 def choose(game_name: str, view: dict[str, Any], rng_seed: int = 0) -> Action:
     """The expert's action for the player's view (see PlayerView), deterministic for
     one view and rng_seed."""
-    plan = _parts(game_name).plan
-    if plan is not None:
-        return plan(_sampled(game_name, view, rng_seed, 1)[0])
     found = candidates(game_name, view, rng_seed, _parts(game_name).samples)
     if len(found.actions) == 1:
         return found.actions[0]

@@ -49,10 +49,7 @@ class ExpertParts(Generic[S]):
     `base_action` is the base player's pick, `outlook` its (points, tie-break) played on
     to the end, and `result` the (points, tie-break) of a finished run. A point is worth
     `point_weight` tie-break steps; each decision is measured on `samples` sampled
-    states, `screen_samples` of which first screen every candidate. `plan`, where a game
-    has one, is an expert of its own that decides in one sampled state from what the
-    player has seen (without rolling out), and plays the par in place of the measured
-    choice.
+    states, `screen_samples` of which first screen every candidate.
     """
 
     base_action: Callable[[S, list[Action]], Action]
@@ -61,7 +58,6 @@ class ExpertParts(Generic[S]):
     point_weight: int
     samples: int
     screen_samples: int
-    plan: Callable[[S], Action] | None = None
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def card_problems(sections: list[str]) -> list[str]:
     return problems
 
 
-def route_steps(track: list[str], row: int, lane: int) -> list[tuple[int, int]]:
+def _steps(track: list[str], row: int, lane: int) -> list[tuple[int, int]]:
     """The fields one route die may reach from (row, lane): ahead or beside, never onto
     an absent field, never from a speed limit onto another (RR-10, RR-11)."""
     here = track[row][lane] if row < len(track) else ROAD
@@ -88,7 +88,7 @@ def dead_ends(track: list[str]) -> list[tuple[int, str]]:
             for lane in range(len(LANES)):
                 if track[row][lane] == ABSENT or (row, lane) in escaped:
                     continue
-                if any(step in escaped for step in route_steps(track, row, lane)):
+                if any(step in escaped for step in _steps(track, row, lane)):
                     escaped.add((row, lane))
                     changed = True
     return [

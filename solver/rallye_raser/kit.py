@@ -6,7 +6,7 @@ from __future__ import annotations
 from puzzles.rallye_raser.states import State
 from puzzles.registry import get_game
 from solver.kit import Example, ExpertParts, GameKit, Mark, Presentation
-from solver.rallye_raser import expert, planner, players, solver
+from solver.rallye_raser import expert, players, solver
 
 # A round's mark is its worst event: engine damage, then a loss of control, then a
 # Gasfuss; a round without any is clean (and the last one, the finish).
@@ -56,7 +56,6 @@ KIT = GameKit(
         point_weight=expert.POINT_WEIGHT,
         samples=8,
         screen_samples=2,
-        plan=planner.planned_action,
     ),
     presentation=Presentation(
         blurb="A solo dice race: lay a route of dice down the lanes, mind the speed limits,"
