@@ -562,10 +562,17 @@ def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[
     return run.id, actions, found
 
 
+# The labelled figures (dials and stats) whose words or number reach out of their box.
+OVERFLOWING_FIGURES = """() => [...document.querySelectorAll(".stat, .dial, .stat-figure")]
+  .filter((figure) => figure.scrollWidth > figure.clientWidth + 1)
+  .map((figure) => figure.textContent)"""
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions(
-    site: Site, open_page: OpenPage
+    game: str, site: Site, open_page: OpenPage
 ):
-    game, seed = "crazy-rally", "browser-coach"
+    seed = "browser-coach"
     run_id, actions, found = coached_run(site, game, seed)
     page = open_page(f"/runs/{run_id}", 390)
     expect(page.locator("#par-score")).to_have_text(str(found["par"]))
@@ -596,7 +603,8 @@ def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        screenshot(page, f"result-graded-decisions-{width}")
+        assert page.evaluate(OVERFLOWING_FIGURES) == [], f"cut short at {width} px"
+        screenshot(page, f"result-graded-decisions-{game}-{width}")
 
 
 SUBMIT_RUN = """async ([game, seed, actions]) => {
@@ -1403,6 +1411,11 @@ def test_after_todays_daily_home_shows_the_result_and_the_result_page_the_stats(
     panel = page.locator("#stats-panel")
     expect(panel).to_contain_text("current streak")
     expect(panel.locator(".stat-figure").nth(1)).to_contain_text("1")
+    # The optimum beats par: the run is drawn above par, with one sign and a true minus.
+    assert puzzle.optimum is not None and puzzle.par is not None and puzzle.optimum > puzzle.par
+    above = puzzle.optimum - puzzle.par
+    expect(panel.locator("h3").last).to_have_text(f"Points against par (mean +{above})")
+    expect(panel.locator(".distance-label").last).to_have_text(f"+{above}")
     screenshot(page, f"result-with-stats-{width}")
 
 

@@ -3,7 +3,7 @@
 // Only actions found in legal_actions are offered.
 import { dieFace } from "../dice.js";
 import { legendBox } from "../legend.js";
-import { clear, h, restoreFocus } from "../ui.js";
+import { clear, h, restoreFocus, signed } from "../ui.js";
 
 const LANES = ["L", "M", "R"];
 const LANE_NAMES = { L: "left", M: "middle", R: "right" };
@@ -17,10 +17,8 @@ const STATUS = {
   round_limit: "The round limit was reached: the car did not finish.",
 };
 
-
 const fieldName = (row, lane) => `row ${row + 1}, ${LANE_NAMES[lane]} lane`;
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-const signed = (n) => (n > 0 ? `+${n}` : `−${-n}`);
 
 // Everything drawn on the board, for its "?" and the "How to play" page.
 export function legend() {
