@@ -144,7 +144,7 @@ def test_the_strip_marks_each_track_card_and_round():
     assert set(rounds) <= {"clean", "gasfuss", "loss_of_control", "engine_damage", "finish"}
 
 
-def margins(image: Image.Image) -> set[tuple[int, int, int]]:
+def margins(image: Image.Image) -> set[Any]:
     """The colours drawn within MARGIN // 2 of the left, right and bottom edges."""
     width, height = image.size
     edge = previews.MARGIN // 2
@@ -153,9 +153,8 @@ def margins(image: Image.Image) -> set[tuple[int, int, int]]:
         (width - edge, 20, width, height),
         (0, height - edge, width, height),
     ]
-    return {
-        colour for box in strips for _count, colour in image.crop(box).getcolors(maxcolors=1 << 16)
-    }
+    # Pillow types a colour as a tuple or a float (a one-band image's): here they are RGB.
+    return {colour for box in strips for _count, colour in image.crop(box).getcolors(1 << 16)}
 
 
 def test_the_preview_image_keeps_its_longest_words_and_strip_within_its_margins():
