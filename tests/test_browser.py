@@ -868,6 +868,37 @@ def test_on_a_phone_each_step_of_a_whole_game_is_in_view_without_scrolling(
         page.context.close()
 
 
+# Everything the board says, its spaces left out (a figure's number is beside its label on
+# a phone, under it on a desktop).
+BOARD_WORDS = "() => document.querySelector('#board').innerText.replace(/\\s+/g, '')"
+
+
+def expect_same_words(page: Page, step: str) -> None:
+    """The board says the same at 390 and at 1280 px: nothing is hidden on a phone."""
+    said = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        said[width] = page.evaluate(BOARD_WORDS)
+    assert said[390] == said[1280], step
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_phone_says_all_a_desktop_says_about_each_choice(game: str, open_page: OpenPage):
+    seed = "browser-words"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    for number, action in enumerate(actions, start=1):
+        expect_same_words(page, f"{game} before move {number}")
+        if action["type"] in ("place", "reserve"):
+            die = page.locator(key(f"die:{action['die']}"))
+            die.click()
+            expect_same_words(page, f"{game} move {number}, a die chosen")
+            die.click()
+        play_through_ui(page, game, [action], already=number - 1)
+    expect_same_words(page, f"{game} over")
+
+
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):
     game, seed = "crazy-rally", "browser-offline"
     actions = practice_run(game, seed)

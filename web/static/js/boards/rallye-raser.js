@@ -306,7 +306,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     const gear = gearChoice ? gearChoice.gear : view.gear;
     return h("div", { class: "panel" },
       h("h2", {}, `Round ${view.round}: choose the gear, then roll`),
-      h("p", { class: "muted" }, `Gear ${view.gear} now${gearChoice ? `, gear ${gear} chosen` : ""}. One step is free; each further step costs 1 control. The gear also sets how many dice the route takes.`),
+      h("p", { class: "muted" }, `Gear ${view.gear} now${gearChoice ? `, gear ${gear} chosen` : ""}. One step is free, each further step costs 1 control; the gear is how many dice the route takes.`),
       view.reserve !== null ? reserveSlot() : null,
       interactive ? [
         h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) => {
@@ -343,7 +343,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     const reserve = selected.source === "pool" ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
     const count = placeActions().length;
     return h("div", { class: "actions" },
-      h("p", { class: "hint" }, count ? `Choose a field marked + on the road (${count} ${count === 1 ? "choice" : "choices"}; the arrow keys move between them). ✗: the die does not fit that lane, a loss of control.` : "This die cannot go on the route now."),
+      h("p", { class: "hint" }, count ? `Choose a field marked + (${count} ${count === 1 ? "choice" : "choices"}; arrow keys move between them). ✗: the die does not fit its lane, a loss of control.` : "This die cannot go on the route now."),
       count ? h("p", { class: "rr-stakes", "aria-live": "polite" }, "Point at a field to see what placing the die there does.") : null,
       reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null);
   }
