@@ -873,12 +873,34 @@ def test_on_a_phone_each_step_of_a_whole_game_is_in_view_without_scrolling(
 BOARD_WORDS = "() => document.querySelector('#board').innerText.replace(/\\s+/g, '')"
 
 
+# The words drawn under 12 px, each with its size: text in an SVG (a die's number) at the
+# size the drawing is scaled to.
+SMALL_TEXT = """() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const small = new Set();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.textContent.trim() || !element.checkVisibility()) continue;
+    const scale = element instanceof SVGElement ? element.getScreenCTM().a : 1;
+    const size = parseFloat(getComputedStyle(element).fontSize) * scale;
+    if (size < 11.95) small.add(`${size.toFixed(1)} px: ${node.textContent.trim().slice(0, 40)}`);
+  }
+  return [...small];
+}"""
+
+
+def expect_no_small_text(page: Page, where: str) -> None:
+    assert page.evaluate(SMALL_TEXT) == [], where
+
+
 def expect_same_words(page: Page, step: str) -> None:
-    """The board says the same at 390 and at 1280 px: nothing is hidden on a phone."""
+    """The board says the same at 390 and at 1280 px, nothing hidden on a phone, and no
+    word is under 12 px at either width."""
     said = {}
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         said[width] = page.evaluate(BOARD_WORDS)
+        expect_no_small_text(page, f"{step} at {width} px")
     assert said[390] == said[1280], step
 
 
@@ -1271,6 +1293,46 @@ def test_every_page_fits_its_budget_and_the_screen(width: int, open_page: OpenPa
         name = path.strip("/").replace("/", "-") or "home"
         screenshot(page, f"{name}-{width}")
         page.context.close()
+
+
+def pages_to_read(page: Page) -> Iterator[str]:
+    """Every page of the site, each as a player sees it: the play pages mid-game with a
+    die or a card chosen, a result page with its graded decisions asked for, a league's
+    page. Yields each page's name once it is drawn in page."""
+    for path in [*static_pages("browser-small"), "/me", "/leagues"]:
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        yield path
+    for game in GAME_NAMES:
+        actions = practice_run(game, "browser-small")
+        page.goto(f"/play/{game}/browser-small")
+        wait_until_idle(page)
+        half_made = next(
+            i for i, a in enumerate(actions) if i > 4 and a["type"] in ("place", "drive")
+        )
+        play_through_ui(page, game, actions[:half_made])
+        page.locator(CLICKS[game](actions[half_made])[0]).click()
+        page.locator("#board .legend-box summary").click()
+        yield f"{game} mid-game, a choice half made, the legend open"
+        run = page.evaluate(SUBMIT_RUN, [game, "browser-small", actions])
+        page.goto(f"/runs/{run['id']}")
+        page.get_by_role("button", name="Grade the decisions").click()
+        page.wait_for_load_state("networkidle")
+        yield f"the result of a {game} run"
+    page.goto("/leagues")
+    page.get_by_label("League name").fill("Small Print Club")
+    page.get_by_label("Your name in the league").fill("Ada")
+    page.get_by_role("button", name="Make the league").click()
+    expect(page).to_have_url(re.compile(r"/leagues/[A-Za-z0-9_-]+$"))
+    page.wait_for_load_state("networkidle")
+    yield "a league's page"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_has_text_under_12_px(width: int, open_page: OpenPage):
+    page = open_page("/", width)
+    for where in pages_to_read(page):
+        expect_no_small_text(page, f"{where} at {width} px")
 
 
 def seconds_to_midnight_utc() -> float:
