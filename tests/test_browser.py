@@ -35,6 +35,7 @@ from playwright.sync_api import (
 from playwright.sync_api import Error as PlaywrightError
 
 from puzzles import GAMES
+from puzzles.base import IllegalAction
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.rules import speed_after_cards
 from puzzles.playout import random_playout, seeded_chooser
@@ -1030,6 +1031,34 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     assert page.evaluate(focused) == wanted
     page.keyboard.press("Enter")
     expect_moves(page, index + 1)
+
+
+# The disabled step buttons (Reroll, Drive) without words beside them that say why.
+UNEXPLAINED = """() => [...document.querySelectorAll("#board .step-actions button:disabled")]
+  .filter((button) => {
+    const why = document.getElementById(button.getAttribute("aria-describedby"));
+    return !(why && why.checkVisibility() && why.textContent.trim());
+  }).map((button) => button.textContent)"""
+
+
+def test_a_disabled_reroll_or_drive_says_why_in_the_engines_words(open_page: OpenPage):
+    game, seed = "rallye-raser", "browser-why"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}", 390)
+    wait_until_idle(page)
+    first_roll = next(i for i, action in enumerate(actions) if action["type"] == "roll")
+    play_through_ui(page, game, actions[: first_roll + 1])
+    rolled = engine.replay(seed, actions[: first_roll + 1])
+    with pytest.raises(IllegalAction) as refused:
+        engine.apply(rolled, {"type": "reroll"})
+    words = str(refused.value).split(": ", 1)[1]
+    for control in ("reroll", "move"):
+        expect(page.locator(key(control))).to_be_disabled()
+        expect(page.locator(key(control))).to_have_accessible_description(re.compile(words))
+    for number, action in enumerate(actions[first_roll + 1 :], start=first_roll + 2):
+        assert page.evaluate(UNEXPLAINED) == [], f"before move {number}"
+        play_through_ui(page, game, [action], already=number - 1)
 
 
 DRIVE_WARNINGS = ("loss_of_control", "engine_damage", "gear_check")

@@ -17,6 +17,11 @@ const STATUS = {
   round_limit: "The round limit was reached: the car did not finish.",
 };
 
+// RR-8: what rerolling and driving wait for.
+const PLACE_FIRST = "place a die of the latest roll on the road first";
+// RR-7: the roll throws every white die not held in reserve.
+const RESERVE_ROLL = "While you hold it, only the two other white dice are rolled.";
+
 const fieldName = (row, lane) => `row ${row + 1}, ${LANE_NAMES[lane]} lane`;
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -31,7 +36,8 @@ export function legend() {
     [dieFace(6, "timer"), "Timer (0–6): at 0 the race ends without a score."],
     [dieFace(6, "control"), "Control (0–6): spend 1 to change a route die by 1, or to shift a second gear step."],
     [dieFace(1, "gear"), "Gear (1–3): how many dice the route takes. Fewer damages the engine: gear 1, no upshift next round."],
-    [dieFace(3, "reserve"), "The reserve: one die kept for later, placed on the route or spent to raise or lower a route die by its value."],
+    [h("span", { class: "legend-absent" }), "Green hatched: no road, a field missing from this card. No die can go there."],
+    [dieFace(3, "reserve"), `The reserve: one die kept for later, placed on the route or spent to raise or lower a route die by its value. ${RESERVE_ROLL}`],
     ["Finish", "The finish zone: driving onto it ends the race. All dice in the lane you started the round in, fitting it, as many as the gear: a perfect finish, timer +1; any other finish, timer −1."],
   ];
 }
@@ -335,7 +341,8 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       : h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": "reserve",
         "aria-label": `Reserved die showing ${view.reserve}${canPlace ? ": select to place it on the route" : ""}`, disabled: !interactive || !canPlace,
         onclick: () => select(pressed ? null : { source: "reserve" }) }, dieFace(view.reserve, "reserve"), pressed ? h("span", { class: "chosen" }, "✓") : null);
-    return h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face);
+    const rule = view.reserve !== null && view.phase !== "dice" ? h("p", { class: "muted" }, RESERVE_ROLL) : null;
+    return [h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face), rule];
   }
 
   function selectedHelp() {
@@ -394,10 +401,21 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
         h("button", { type: "button", class: "primary", "data-focus-key": "move-confirm", onclick: () => act(move) }, "Drive anyway"),
         h("button", { type: "button", "data-focus-key": "move-cancel", onclick: () => { confirming = false; draw(); restoreFocus(root, "move"); } }, "Keep placing")) : null,
       interactive ? h("div", { class: "actions step-actions" },
-        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
-        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move,
-          onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route")) : null,
+        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, "aria-describedby": reroll ? null : "reroll-why",
+          onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
+        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move, "aria-describedby": move ? null : "move-why",
+          onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route"),
+        reroll ? null : h("p", { class: "why-disabled", id: "reroll-why" }, `Reroll: ${whyNoReroll()}`),
+        move ? null : h("p", { class: "why-disabled", id: "move-why" }, `Drive: ${PLACE_FIRST}.`)) : null,
     ];
+  }
+
+  // Why the engine refuses a reroll now, in its words (RR-8).
+  function whyNoReroll() {
+    if (view.rerolls_left === 0) return "at most two rerolls per round.";
+    if (!view.pool.length) return "no white die is left to reroll.";
+    if (!legal.some((a) => a.type === "place")) return "none of this roll can be placed now: drive on.";
+    return `${PLACE_FIRST}.`;
   }
 
   function routePanel() {
