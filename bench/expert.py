@@ -3,7 +3,8 @@
 Strength: on N seeds (`quality-K` ...), the expert's par, the greedy and the
 heuristic players' results beside the hindsight optimum: mean and median gap to
 it in points and tie-break (an unfinished run counts 0 points), mean result and
-how often each finishes; par CPU seconds median, p95 and max.
+how often each finishes, how often each reaches the optimum's points and its
+tie-break there; par CPU seconds median, p95 and max.
 
 Cost of grading: the heuristic player's runs of the first G seeds graded
 (`analyse`, the optimum given, as the service passes the stored one): seconds
@@ -94,6 +95,8 @@ def report_strength(game_name: str, rows: list[dict[str, Any]]) -> None:
             f"{statistics.median(gaps):10.1f}  {len(done):4d}/{len(rows):<4d}  "
             f"{_mean(done_gap):17.2f}  {_mean(tie_gap):27.2f}"
         )
+    for name in PLAYERS:
+        report_at_optimum(name, rows)
     optimum_ties = [row["optimum"][1] for row in rows if row["optimum"][1] is not None]
     print(f"optimum: mean points {statistics.fmean(r['optimum'][0] for r in rows):.2f}", end="")
     print(f", mean tie-break {statistics.fmean(optimum_ties):.2f}" if optimum_ties else "")
@@ -102,6 +105,19 @@ def report_strength(game_name: str, rows: list[dict[str, Any]]) -> None:
     print(
         f"par CPU seconds: median {statistics.median(cpu):.2f}  p95 {percentile(cpu, 0.95):.2f}"
         f"  max {max(cpu):.2f} ({slowest['seed']})"
+    )
+
+
+def report_at_optimum(name: str, rows: list[dict[str, Any]]) -> None:
+    """How often a player reaches the optimum's points, its tie-break there (Rallye
+    Raser: minus the rounds), and how many of its runs did not finish."""
+    there = [row for row in rows if row["results"][name][0] == row["optimum"][0]]
+    unfinished = sum(row["results"][name][1] is None for row in rows)
+    ties = [row["results"][name][1] for row in there if row["results"][name][1] is not None]
+    print(
+        f"{name:9s}  at the optimum's points {len(there)}/{len(rows)} "
+        f"({100 * len(there) / len(rows):.0f}%), mean tie-break there {_mean(ties):.2f}; "
+        f"unfinished {unfinished}"
     )
 
 

@@ -35,6 +35,7 @@ from playwright.sync_api import (
 from playwright.sync_api import Error as PlaywrightError
 
 from puzzles import GAMES
+from puzzles.base import IllegalAction
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.rules import speed_after_cards
 from puzzles.playout import random_playout, seeded_chooser
@@ -583,10 +584,17 @@ def shown(value: float, error: float) -> str:
     return f"{value:.0f}" if error >= 1 else f"{value:.1f}"
 
 
+# The labelled figures (dials and stats) whose words or number reach out of their box.
+OVERFLOWING_FIGURES = """() => [...document.querySelectorAll(".stat, .dial, .stat-figure")]
+  .filter((figure) => figure.scrollWidth > figure.clientWidth + 1)
+  .map((figure) => figure.textContent)"""
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions(
-    site: Site, open_page: OpenPage
+    game: str, site: Site, open_page: OpenPage
 ):
-    game, seed = "crazy-rally", "browser-coach"
+    seed = "browser-coach"
     run_id, actions, found = coached_run(site, game, seed)
     page = open_page(f"/runs/{run_id}", 390)
     expect(page.locator("#par-score")).to_have_text(str(found["par"]))
@@ -616,13 +624,14 @@ def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions
     expect(first.locator("dd").nth(2)).to_contain_text(
         f"{shown(loss['points'], loss['points_error'])} ± "
         if loss["points"] > loss["points_error"]
-        else "rounds"
+        else " ± "
     )
     expect(first.locator(".board")).not_to_be_empty()
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        screenshot(page, f"result-graded-decisions-{width}")
+        assert page.evaluate(OVERFLOWING_FIGURES) == [], f"cut short at {width} px"
+        screenshot(page, f"result-graded-decisions-{game}-{width}")
 
 
 SUBMIT_RUN = """async ([game, seed, actions]) => {
@@ -886,6 +895,59 @@ def test_on_a_phone_each_step_of_a_whole_game_is_in_view_without_scrolling(
         page.context.close()
 
 
+# Everything the board says, its spaces left out (a figure's number is beside its label on
+# a phone, under it on a desktop).
+BOARD_WORDS = "() => document.querySelector('#board').innerText.replace(/\\s+/g, '')"
+
+
+# The words drawn under 12 px, each with its size: text in an SVG (a die's number) at the
+# size the drawing is scaled to.
+SMALL_TEXT = """() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const small = new Set();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.textContent.trim() || !element.checkVisibility()) continue;
+    const scale = element instanceof SVGElement ? element.getScreenCTM().a : 1;
+    const size = parseFloat(getComputedStyle(element).fontSize) * scale;
+    if (size < 11.95) small.add(`${size.toFixed(1)} px: ${node.textContent.trim().slice(0, 40)}`);
+  }
+  return [...small];
+}"""
+
+
+def expect_no_small_text(page: Page, where: str) -> None:
+    assert page.evaluate(SMALL_TEXT) == [], where
+
+
+def expect_same_words(page: Page, step: str) -> None:
+    """The board says the same at 390 and at 1280 px, nothing hidden on a phone, and no
+    word is under 12 px at either width."""
+    said = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        said[width] = page.evaluate(BOARD_WORDS)
+        expect_no_small_text(page, f"{step} at {width} px")
+    assert said[390] == said[1280], step
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_phone_says_all_a_desktop_says_about_each_choice(game: str, open_page: OpenPage):
+    seed = "browser-words"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    for number, action in enumerate(actions, start=1):
+        expect_same_words(page, f"{game} before move {number}")
+        if action["type"] in ("place", "reserve"):
+            die = page.locator(key(f"die:{action['die']}"))
+            die.click()
+            expect_same_words(page, f"{game} move {number}, a die chosen")
+            die.click()
+        play_through_ui(page, game, [action], already=number - 1)
+    expect_same_words(page, f"{game} over")
+
+
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):
     game, seed = "crazy-rally", "browser-offline"
     actions = practice_run(game, seed)
@@ -995,6 +1057,34 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     assert page.evaluate(focused) == wanted
     page.keyboard.press("Enter")
     expect_moves(page, index + 1)
+
+
+# The disabled step buttons (Reroll, Drive) without words beside them that say why.
+UNEXPLAINED = """() => [...document.querySelectorAll("#board .step-actions button:disabled")]
+  .filter((button) => {
+    const why = document.getElementById(button.getAttribute("aria-describedby"));
+    return !(why && why.checkVisibility() && why.textContent.trim());
+  }).map((button) => button.textContent)"""
+
+
+def test_a_disabled_reroll_or_drive_says_why_in_the_engines_words(open_page: OpenPage):
+    game, seed = "rallye-raser", "browser-why"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}", 390)
+    wait_until_idle(page)
+    first_roll = next(i for i, action in enumerate(actions) if action["type"] == "roll")
+    play_through_ui(page, game, actions[: first_roll + 1])
+    rolled = engine.replay(seed, actions[: first_roll + 1])
+    with pytest.raises(IllegalAction) as refused:
+        engine.apply(rolled, {"type": "reroll"})
+    words = str(refused.value).split(": ", 1)[1]
+    for control in ("reroll", "move"):
+        expect(page.locator(key(control))).to_be_disabled()
+        expect(page.locator(key(control))).to_have_accessible_description(re.compile(words))
+    for number, action in enumerate(actions[first_roll + 1 :], start=first_roll + 2):
+        assert page.evaluate(UNEXPLAINED) == [], f"before move {number}"
+        play_through_ui(page, game, [action], already=number - 1)
 
 
 DRIVE_WARNINGS = ("loss_of_control", "engine_damage", "gear_check")
@@ -1260,6 +1350,46 @@ def test_every_page_fits_its_budget_and_the_screen(width: int, open_page: OpenPa
         page.context.close()
 
 
+def pages_to_read(page: Page) -> Iterator[str]:
+    """Every page of the site, each as a player sees it: the play pages mid-game with a
+    die or a card chosen, a result page with its graded decisions asked for, a league's
+    page. Yields each page's name once it is drawn in page."""
+    for path in [*static_pages("browser-small"), "/me", "/leagues"]:
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        yield path
+    for game in GAME_NAMES:
+        actions = practice_run(game, "browser-small")
+        page.goto(f"/play/{game}/browser-small")
+        wait_until_idle(page)
+        half_made = next(
+            i for i, a in enumerate(actions) if i > 4 and a["type"] in ("place", "drive")
+        )
+        play_through_ui(page, game, actions[:half_made])
+        page.locator(CLICKS[game](actions[half_made])[0]).click()
+        page.locator("#board .legend-box summary").click()
+        yield f"{game} mid-game, a choice half made, the legend open"
+        run = page.evaluate(SUBMIT_RUN, [game, "browser-small", actions])
+        page.goto(f"/runs/{run['id']}")
+        page.get_by_role("button", name="Grade the decisions").click()
+        page.wait_for_load_state("networkidle")
+        yield f"the result of a {game} run"
+    page.goto("/leagues")
+    page.get_by_label("League name").fill("Small Print Club")
+    page.get_by_label("Your name in the league").fill("Ada")
+    page.get_by_role("button", name="Make the league").click()
+    expect(page).to_have_url(re.compile(r"/leagues/[A-Za-z0-9_-]+$"))
+    page.wait_for_load_state("networkidle")
+    yield "a league's page"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_has_text_under_12_px(width: int, open_page: OpenPage):
+    page = open_page("/", width)
+    for where in pages_to_read(page):
+        expect_no_small_text(page, f"{where} at {width} px")
+
+
 def seconds_to_midnight_utc() -> float:
     now = datetime.now(UTC)
     return (datetime.combine(now.date() + timedelta(days=1), time(), UTC) - now).total_seconds()
@@ -1429,6 +1559,11 @@ def test_after_todays_daily_home_shows_the_result_and_the_result_page_the_stats(
     panel = page.locator("#stats-panel")
     expect(panel).to_contain_text("current streak")
     expect(panel.locator(".stat-figure").nth(1)).to_contain_text("1")
+    # The optimum beats par: the run is drawn above par, with one sign and a true minus.
+    assert puzzle.optimum is not None and puzzle.par is not None and puzzle.optimum > puzzle.par
+    above = puzzle.optimum - puzzle.par
+    expect(panel.locator("h3").last).to_have_text(f"Points against par (mean +{above})")
+    expect(panel.locator(".distance-label").last).to_have_text(f"+{above}")
     screenshot(page, f"result-with-stats-{width}")
 
 

@@ -14,17 +14,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from puzzles import GAMES
 from service.domain import daily
 from service.storage.puzzles import PuzzleRecord
 from tests.api_support import attempt_batches, finished_run
 from tests.browser_support import (
-    CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
     PageWatch,
-    chromium_path,
     expect_accessible,
     play_through_ui,
     screenshot,
@@ -43,14 +41,6 @@ def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> It
         yield served
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 @pytest.fixture
 def watch() -> Iterator[PageWatch]:
     seen = PageWatch()
@@ -59,12 +49,13 @@ def watch() -> Iterator[PageWatch]:
 
 
 @pytest.fixture
-def open_page(chromium: Browser, site: Site, watch: PageWatch) -> Iterator[OpenPage]:
-    """Opens a path in a fresh browser profile (a new player) at a width."""
+def open_page(browser: Browser, site: Site, watch: PageWatch) -> Iterator[OpenPage]:
+    """Opens a path in a fresh browser profile (a new player) at a width, in the test
+    process's one browser (a second Playwright in the same process cannot start)."""
     contexts = []
 
     def open_(path: str, width: int) -> Page:
-        context = chromium.new_context(viewport={"width": width, "height": 900}, base_url=site.url)
+        context = browser.new_context(viewport={"width": width, "height": 900}, base_url=site.url)
         context.set_default_timeout(STEP_TIMEOUT_MS)
         contexts.append(context)
         page = context.new_page()

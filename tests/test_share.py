@@ -17,9 +17,10 @@ from PIL import Image
 from puzzles import GAMES, get_game
 from puzzles.crazy_rally.cards import DATA_FILE
 from service.clock import Clock
-from service.domain.share import marks, strip
+from service.domain.share import ShareFacts, marks, strip
 from service.storage.puzzles import PuzzleRecord
 from service.storage.store import Store
+from service.web import previews
 from service.web.api.common import CACHE_SECONDS
 from solver import solve
 from solver.rallye_raser.players import heuristic_actions
@@ -142,6 +143,41 @@ def test_the_strip_marks_each_track_card_and_round():
     final = get_game("rallye-raser").replay("strip-seed", heuristic_actions("strip-seed"))
     assert len(rounds) == final["rounds_played"]
     assert set(rounds) <= {"clean", "gasfuss", "loss_of_control", "engine_damage", "finish"}
+
+
+def margins(image: Image.Image) -> set[Any]:
+    """The colours drawn within MARGIN // 2 of the left, right and bottom edges."""
+    width, height = image.size
+    edge = previews.MARGIN // 2
+    strips = [
+        (0, 20, edge, height),
+        (width - edge, 20, width, height),
+        (0, height - edge, width, height),
+    ]
+    # Pillow types a colour as a tuple or a float (a one-band image's): here they are RGB.
+    return {colour for box in strips for _count, colour in image.crop(box).getcolors(1 << 16)}
+
+
+def test_the_preview_image_keeps_its_longest_words_and_strip_within_its_margins():
+    """The longest result a run can have (a daily's Rallye Raser run beside its optimum and
+    par, each with its rounds), and 40 rounds showing every mark, all inside the image."""
+    rounds = ["clean", "gasfuss", "loss_of_control", "engine_damage"] * 10
+    facts = ShareFacts(
+        game="rallye-raser",
+        number=1234,
+        practice=False,
+        score=18,
+        tiebreak=-40,
+        optimum=28,
+        optimum_tiebreak=-26,
+        par=24,
+        par_tiebreak=-39,
+        marks=[*rounds[:-1], "finish"],
+        url="https://rally.example/runs/x",
+    )
+    image = Image.open(io.BytesIO(previews.draw(facts))).convert("RGB")
+    paper = image.getpixel((previews.WIDTH // 2, previews.HEIGHT - 2))
+    assert margins(image) == {paper}
 
 
 class MetaTags(HTMLParser):

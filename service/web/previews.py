@@ -35,8 +35,11 @@ COLOURS = {
     "engine_damage": "#e07b00",
     "finish": "#ffffff",
 }
+SEPARATOR = " · "  # between the parts of the title and of the result
+LINE_HEIGHT = 1.2  # of a line of text, in font sizes
+LEGEND_SIZE, LEGEND_BOX, LEGEND_ROW, LEGEND_BOTTOM = 26, 28, 40, 24
 # Bumped when the drawing changes, so that cached images are drawn again.
-DRAWING_VERSION = "1"
+DRAWING_VERSION = "2"
 
 
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
@@ -55,22 +58,66 @@ def _tile(draw: ImageDraw.ImageDraw, x: int, y: int, mark: str) -> None:
         draw.rectangle((x + half, y + half, x + TILE - 8, y + TILE - 8), fill=INK)
 
 
+def _lines(pen: ImageDraw.ImageDraw, text: str, size: int) -> list[str]:
+    """text in lines that fit between the margins, broken only between its " · " parts
+    (one line, "… par 12 in 26 rounds", ran off the image's edge)."""
+    font, room = _font(size), WIDTH - 2 * MARGIN
+    lines: list[str] = []
+    for part in text.split(SEPARATOR):
+        longer = f"{lines[-1]}{SEPARATOR}{part}" if lines else part
+        if lines and pen.textlength(longer, font=font) <= room:
+            lines[-1] = longer
+        else:
+            lines.append(part)
+    return lines
+
+
+def _write(pen: ImageDraw.ImageDraw, y: int, text: str, size: int, colour: str) -> int:
+    """text drawn in lines from y down; the y below its last line."""
+    for line in _lines(pen, text, size):
+        pen.text((MARGIN, y), line, font=_font(size), fill=colour)
+        y += round(size * LINE_HEIGHT)
+    return y
+
+
+def _legend_rows(pen: ImageDraw.ImageDraw, facts: ShareFacts) -> list[list[tuple[int, str, str]]]:
+    """The legend's (x, mark, words) entries in rows that fit between the margins."""
+    rows: list[list[tuple[int, str, str]]] = [[]]
+    x = MARGIN
+    for mark, _symbol, words in facts.legend():
+        width = LEGEND_BOX + 8 + int(pen.textlength(words, font=_font(LEGEND_SIZE)))
+        if rows[-1] and x + width > WIDTH - MARGIN:
+            rows.append([])
+            x = MARGIN
+        rows[-1].append((x, mark, words))
+        x += width + 28
+    return rows
+
+
+def _legend(pen: ImageDraw.ImageDraw, facts: ShareFacts) -> None:
+    """The legend at the foot of the image, in as many rows as it needs."""
+    rows = _legend_rows(pen, facts)
+    for number, row in enumerate(rows):
+        y = HEIGHT - LEGEND_BOTTOM - (len(rows) - number) * LEGEND_ROW
+        for x, mark, words in row:
+            pen.rounded_rectangle(
+                (x, y, x + LEGEND_BOX, y + LEGEND_BOX), radius=4, fill=COLOURS[mark], outline=INK
+            )
+            pen.text((x + LEGEND_BOX + 8, y), words, font=_font(LEGEND_SIZE), fill=MUTED)
+
+
 def draw(facts: ShareFacts) -> bytes:
     """The preview image of facts as PNG bytes."""
     image = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
     pen = ImageDraw.Draw(image)
     pen.rectangle((0, 0, WIDTH, 16), fill=ACCENT)
-    pen.text((MARGIN, 60), facts.title, font=_font(52), fill=INK)
-    pen.text((MARGIN, 140), facts.result(), font=_font(40), fill=ACCENT)
+    below_title = _write(pen, 50, facts.title, 52, INK)
+    tiles_top = _write(pen, below_title + 10, facts.result(), 40, ACCENT) + 20
     per_row = (WIDTH - 2 * MARGIN + GAP) // (TILE + GAP)
     for index, mark in enumerate(facts.marks):
         row, column = divmod(index, per_row)
-        _tile(pen, MARGIN + column * (TILE + GAP), 230 + row * (TILE + GAP), mark)
-    x = MARGIN
-    for mark, _symbol, words in facts.legend():
-        pen.rounded_rectangle((x, 540, x + 28, 568), radius=4, fill=COLOURS[mark], outline=INK)
-        pen.text((x + 36, 540), words, font=_font(26), fill=MUTED)
-        x += 36 + int(pen.textlength(words, font=_font(26))) + 28
+        _tile(pen, MARGIN + column * (TILE + GAP), tiles_top + row * (TILE + GAP), mark)
+    _legend(pen, facts)
     out = io.BytesIO()
     # Flat colours: a palette of a few entries compresses to a few kilobytes.
     image.quantize(colors=32).save(out, format="PNG", optimize=True)

@@ -1,7 +1,7 @@
 // The player's stats from GET /api/v1/me, game by game: days played, current and best
 // streak, and how far below the optimum (and par) their official runs scored.
 import { history } from "./history.js";
-import { gameTitle, h, clear } from "./ui.js";
+import { gameTitle, h, clear, signed } from "./ui.js";
 
 const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
@@ -13,17 +13,28 @@ function mean(distances) {
   return distances.mean === null ? "–" : distances.mean.toFixed(1);
 }
 
+// A score's place against a target, from its distance below it (negative: above it).
+const against = (distance) => (distance === 0 ? "=" : signed(-distance));
+
+function meanAgainst(distances) {
+  return distances.mean === null ? "–" : against(Number(distances.mean.toFixed(1)));
+}
+
+function binLabel(distance, target) {
+  if (distance === 0) return `at ${target}`;
+  return distance > 0 ? `${distance} below ${target}` : `${-distance} above ${target}`;
+}
+
 // Runs by distance as horizontal bars, the smallest distance (0: the optimum) first.
 function distanceBars(distances, target) {
   if (!distances.histogram.length) return h("p", { class: "muted" }, "Not known yet for your runs.");
   const most = Math.max(...distances.histogram.map((bin) => bin.runs));
-  return h("ol", { class: "distance-bars", "aria-label": `Your official runs by points below ${target}` },
+  return h("ol", { class: "distance-bars", "aria-label": `Your official runs by points against ${target}` },
     distances.histogram.map((bin) => {
       const bar = h("span", { class: "distance-fill" }, String(bin.runs));
       bar.style.width = `${Math.max(8, Math.round((bin.runs / most) * 100))}%`;
-      const label = bin.distance === 0 ? `at ${target}` : `${bin.distance} below`;
-      return h("li", { "aria-label": `${plural(bin.runs, "run")} ${label}` },
-        h("span", { class: "distance-label" }, bin.distance === 0 ? "=" : `−${bin.distance}`), bar);
+      return h("li", { "aria-label": `${plural(bin.runs, "run")} ${binLabel(bin.distance, target)}` },
+        h("span", { class: "distance-label" }, against(bin.distance)), bar);
     }));
 }
 
@@ -39,7 +50,7 @@ export function gameStats(game, stats, heading = gameTitle(game), ...after) {
     stats.days_played
       ? [h("h3", {}, "Points below the optimum"), distanceBars(stats.to_optimum, "the optimum")]
       : h("p", { class: "muted" }, "No daily finished on its day yet: your streak starts with today's."),
-    stats.to_par.histogram.length ? [h("h3", {}, `Points below par (mean ${mean(stats.to_par)})`), distanceBars(stats.to_par, "par")] : null,
+    stats.to_par.histogram.length ? [h("h3", {}, `Points against par (mean ${meanAgainst(stats.to_par)})`), distanceBars(stats.to_par, "par")] : null,
     after);
 }
 

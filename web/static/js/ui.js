@@ -48,6 +48,9 @@ export function unsay() {
 
 export { gameTitle, gameTitles } from "./games.js";
 
+// A change or a difference with its sign, the minus a true minus: "+2", "−3", "±0".
+export const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0");
+
 export function puzzleLabel(puzzle) {
   return puzzle && puzzle.number ? `#${puzzle.number} · ${puzzle.date}` : "Practice";
 }

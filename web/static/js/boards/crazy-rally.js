@@ -275,7 +275,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
       h("h2", {}, `Turn ${view.turn + 1}: play one adjustment card`),
       view.drawn.length ? h("p", { class: "muted" }, `Drawn this turn: ${view.drawn.join(", ")}${view.redrawn.length ? ` (the hand ${view.redrawn.join(", ")} had no adjustment card and was replaced)` : ""}.`) : null,
       h("h3", { id: "hand-title" }, "Hand"),
-      view.turn === 0 ? h("p", { class: "muted small" }, "Your hand starts with the three setup cards you did not fit to the car; their symbols no longer count, only their ▲ and ▼.") : null,
+      view.turn === 0 ? h("p", { class: "muted small" }, "Your hand starts with the three setup cards you did not fit: only their ▲ and ▼ count now.") : null,
       h("div", { class: "hand", role: "group", "aria-labelledby": "hand-title" }, view.hand.map((card, i) => {
         const playable = offered("card", {}).includes(card.id);
         return cardButton(card, { pressed: choice.card === card.id, focusKey: `card:${card.id}`, primary: i === 0, disabled: !interactive || !playable, onclick: () => pick("card", card.id), stakes: handStakes(card) });

@@ -3,7 +3,7 @@
 // Only actions found in legal_actions are offered.
 import { dieFace } from "../dice.js";
 import { legendBox } from "../legend.js";
-import { clear, h, restoreFocus } from "../ui.js";
+import { clear, h, restoreFocus, signed } from "../ui.js";
 
 const LANES = ["L", "M", "R"];
 const LANE_NAMES = { L: "left", M: "middle", R: "right" };
@@ -17,10 +17,13 @@ const STATUS = {
   round_limit: "The round limit was reached: the car did not finish.",
 };
 
+// RR-8: what rerolling and driving wait for.
+const PLACE_FIRST = "place a die of the latest roll on the road first";
+// RR-7: the roll throws every white die not held in reserve.
+const RESERVE_ROLL = "While you hold it, only the two other white dice are rolled.";
 
 const fieldName = (row, lane) => `row ${row + 1}, ${LANE_NAMES[lane]} lane`;
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-const signed = (n) => (n > 0 ? `+${n}` : `−${-n}`);
 
 // Everything drawn on the board, for its "?" and the "How to play" page.
 export function legend() {
@@ -33,7 +36,8 @@ export function legend() {
     [dieFace(6, "timer"), "Timer (0–6): at 0 the race ends without a score."],
     [dieFace(6, "control"), "Control (0–6): spend 1 to change a route die by 1, or to shift a second gear step."],
     [dieFace(1, "gear"), "Gear (1–3): how many dice the route takes. Fewer damages the engine: gear 1, no upshift next round."],
-    [dieFace(3, "reserve"), "The reserve: one die kept for later, placed on the route or spent to raise or lower a route die by its value."],
+    [h("span", { class: "legend-absent" }), "Green hatched: no road, a field missing from this card. No die can go there."],
+    [dieFace(3, "reserve"), `The reserve: one die kept for later, placed on the route or spent to raise or lower a route die by its value. ${RESERVE_ROLL}`],
     ["Finish", "The finish zone: driving onto it ends the race. All dice in the lane you started the round in, fitting it, as many as the gear: a perfect finish, timer +1; any other finish, timer −1."],
   ];
 }
@@ -308,7 +312,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     const gear = gearChoice ? gearChoice.gear : view.gear;
     return h("div", { class: "panel" },
       h("h2", {}, `Round ${view.round}: choose the gear, then roll`),
-      h("p", { class: "muted" }, `Gear ${view.gear} now${gearChoice ? `, gear ${gear} chosen` : ""}. One step is free; each further step costs 1 control. The gear also sets how many dice the route takes.`),
+      h("p", { class: "muted" }, `Gear ${view.gear} now${gearChoice ? `, gear ${gear} chosen` : ""}. One step is free, each further step costs 1 control; the gear is how many dice the route takes.`),
       view.reserve !== null ? reserveSlot() : null,
       interactive ? [
         h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) => {
@@ -337,7 +341,8 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       : h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": "reserve",
         "aria-label": `Reserved die showing ${view.reserve}${canPlace ? ": select to place it on the route" : ""}`, disabled: !interactive || !canPlace,
         onclick: () => select(pressed ? null : { source: "reserve" }) }, dieFace(view.reserve, "reserve"), pressed ? h("span", { class: "chosen" }, "✓") : null);
-    return h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face);
+    const rule = view.reserve !== null && view.phase !== "dice" ? h("p", { class: "muted" }, RESERVE_ROLL) : null;
+    return [h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face), rule];
   }
 
   function selectedHelp() {
@@ -345,7 +350,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     const reserve = selected.source === "pool" ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
     const count = placeActions().length;
     return h("div", { class: "actions" },
-      h("p", { class: "hint" }, count ? `Choose a field marked + on the road (${count} ${count === 1 ? "choice" : "choices"}; the arrow keys move between them). ✗: the die does not fit that lane, a loss of control.` : "This die cannot go on the route now."),
+      h("p", { class: "hint" }, count ? `Choose a field marked + (${count} ${count === 1 ? "choice" : "choices"}; arrow keys move between them). ✗: the die does not fit its lane, a loss of control.` : "This die cannot go on the route now."),
       count ? h("p", { class: "rr-stakes", "aria-live": "polite" }, "Point at a field to see what placing the die there does.") : null,
       reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null);
   }
@@ -396,10 +401,21 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
         h("button", { type: "button", class: "primary", "data-focus-key": "move-confirm", onclick: () => act(move) }, "Drive anyway"),
         h("button", { type: "button", "data-focus-key": "move-cancel", onclick: () => { confirming = false; draw(); restoreFocus(root, "move"); } }, "Keep placing")) : null,
       interactive ? h("div", { class: "actions step-actions" },
-        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
-        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move,
-          onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route")) : null,
+        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, "aria-describedby": reroll ? null : "reroll-why",
+          onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
+        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move, "aria-describedby": move ? null : "move-why",
+          onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route"),
+        reroll ? null : h("p", { class: "why-disabled", id: "reroll-why" }, `Reroll: ${whyNoReroll()}`),
+        move ? null : h("p", { class: "why-disabled", id: "move-why" }, `Drive: ${PLACE_FIRST}.`)) : null,
     ];
+  }
+
+  // Why the engine refuses a reroll now, in its words (RR-8).
+  function whyNoReroll() {
+    if (view.rerolls_left === 0) return "at most two rerolls per round.";
+    if (!view.pool.length) return "no white die is left to reroll.";
+    if (!legal.some((a) => a.type === "place")) return "none of this roll can be placed now: drive on.";
+    return `${PLACE_FIRST}.`;
   }
 
   function routePanel() {
