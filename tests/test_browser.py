@@ -43,10 +43,11 @@ from puzzles.rallye_raser.track import card_index, lane_fits
 from service.clock import Clock
 from service.config import Config
 from service.domain import daily
+from service.domain.guided import GUIDED_SEED
 from service.jobs.jobs import store_solution
 from service.storage.migrations import upgrade
 from service.storage.store import PuzzleRecord, Store
-from service.web import how_to_play, players
+from service.web import players
 from service.web.app import create_app
 from solver import expert, solve
 from solver.crazy_rally.players import heuristic_actions as crazy_rally_heuristic
@@ -1244,7 +1245,7 @@ def test_a_newcomer_learns_the_game_from_how_to_play_then_a_guided_first_game(
     legend.locator("summary").click()
 
     guided = json.loads(page.locator("#guide").get_attribute("data-line"))
-    line = GOOD_PLAYERS[game](how_to_play.GUIDED_SEED)
+    line = GOOD_PLAYERS[game](GUIDED_SEED)
     assert guided == line[: len(guided)]
     told = page.locator("#guide-next")
     for number, action in enumerate(guided, start=1):
@@ -1266,7 +1267,7 @@ def test_a_newcomer_learns_the_game_from_how_to_play_then_a_guided_first_game(
     page.locator("#submit-run").click()
     page.wait_for_url("**/runs/*")
     expect(page.locator("#your-score")).to_have_text(
-        str(GAMES[game].score(GAMES[game].replay(how_to_play.GUIDED_SEED, line)))
+        str(GAMES[game].score(GAMES[game].replay(GUIDED_SEED, line)))
     )
     page.get_by_role("link", name="How to play", exact=True).click()
     expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))

@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from puzzles import GAMES
+from service.domain import guided
 from service.web import how_to_play
 from service.web.pages import RULES_DIR, WEB
 from solver.registry import kit_of
@@ -105,12 +106,12 @@ def test_the_guided_first_game_points_through_the_first_turns_of_a_finishing_lin
 ):
     page = client.get(f"/learn/{game}").get_data(as_text=True)
     line = json.loads(html.unescape(re.search(r'data-line="([^"]*)"', page).group(1)))
-    assert f'data-seed="{how_to_play.GUIDED_SEED}"' in page
+    assert f'data-seed="{guided.GUIDED_SEED}"' in page
     turn = GAMES[game].turn
     assert sum(turn.ends(action) for action in line) == how_to_play.GUIDED_TURNS
     assert turn.ends(line[-1])
     engine = GAMES[game]
-    state = engine.replay(how_to_play.GUIDED_SEED, line)
+    state = engine.replay(guided.GUIDED_SEED, line)
     assert not engine.is_over(state)
 
 

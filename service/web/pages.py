@@ -21,7 +21,7 @@ from flask import Blueprint, Response, abort, current_app, render_template
 from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
-from service.domain import daily
+from service.domain import daily, guided
 from service.storage.store import RunRecord, Store
 from service.web import api_docs, how_to_play, previews
 from service.web.api.common import api
@@ -214,7 +214,7 @@ def guided_game(game: str) -> str:
     return render_template(
         "play.html",
         game=known_game(game),
-        seed=how_to_play.GUIDED_SEED,
+        seed=guided.GUIDED_SEED,
         mode="practice",
         title=GAMES[game].title,
         guide=how_to_play.guided_line(game),
