@@ -525,9 +525,8 @@ def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_p
 ):
     yesterday = daily.today() - timedelta(days=1)
     puzzle = solved_daily(game, yesterday)
-    page = open_page("/archive")
-    page.locator("#archive-games").get_by_role("button", name=GAMES[game].title).click()
-    page.get_by_role("link", name=f"Play {GAMES[game].title} #{puzzle.number}").click()
+    page = open_page(f"/archive/{yesterday}/{game}")
+    page.get_by_role("link", name="Practise this puzzle").click()
     expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
     wait_until_idle(page)
     expect(page.locator("#puzzle-label")).to_have_text(f"Daily #{puzzle.number} · {yesterday}")
@@ -1315,6 +1314,104 @@ def test_the_api_documentation_is_linked_from_every_footer(open_page: OpenPage):
     for methods in document["paths"].values():
         for entry in methods.values():
             expect(page.locator(f"#{entry['operationId']}")).to_be_visible()
+
+
+def with_par(site: Site, puzzle: PuzzleRecord) -> PuzzleRecord:
+    """The solved puzzle with its par stored, as the worker's par job stores it."""
+    if not puzzle.has_par:
+        found = expert.par(puzzle.game, puzzle.seed)
+        site.store.record_par(
+            puzzle.id,
+            par=found["par"],
+            tiebreak=found["par_tiebreak"],
+            line=found["actions"],
+            seconds=found["seconds"],
+        )
+    stored = site.store.get_puzzle_by_id(puzzle.id)
+    assert stored is not None and stored.par_line is not None
+    return stored
+
+
+def expect_replayed_to_its_end(page: Page, box: str, line: list[Any]) -> None:
+    replay = page.locator(box)
+    replay.get_by_role("button", name="Last step").click()
+    expect(replay.locator(".step-label")).to_contain_text(f"Move {len(line)} of {len(line)}")
+
+
+# One game at each width: the page is the same for both, its boards differ.
+ARCHIVE_DAYS = list(zip(GAME_NAMES, WIDTHS, strict=True))
+
+
+@pytest.mark.parametrize(("game", "width"), ARCHIVE_DAYS)
+def test_a_past_day_shows_its_optimum_par_leaderboard_and_both_lines_before_any_practice(
+    game: str, width: int, site: Site, open_page: OpenPage, solved_daily: DailyOf
+):
+    yesterday = daily.today() - timedelta(days=1)
+    puzzle = with_par(site, solved_daily(game, yesterday))
+    assert puzzle.witness is not None and puzzle.par_line is not None
+    site.store.add_run(
+        puzzle,
+        f"archive-day-{game}",
+        actions=puzzle.witness,
+        score=puzzle.optimum,
+        tiebreak=puzzle.tiebreak,
+        finished=True,
+        display_name="Ada of yesterday",
+        today=yesterday,
+    )
+    title = GAMES[game].title
+    page = open_page("/archive", width)
+    page.locator("#archive-games").get_by_role("button", name=title).click()
+    page.get_by_role("link", name=f"See {title} #{puzzle.number}").click()
+    expect(page).to_have_url(re.compile(f"/archive/{yesterday}/{game}$"))
+    expect(page.locator("#archive-day")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("h1")).to_have_text(f"{title} #{puzzle.number} · {yesterday}")
+    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#par-score")).to_have_text(str(puzzle.par))
+    expect(page.locator("#players")).to_contain_text("; 1 official run, made on the day.")
+    expect(page.locator("#leaderboard tbody tr").first).to_contain_text("Ada of yesterday")
+    expect_replayed_to_its_end(page, "#replay-best", puzzle.witness)
+    expect_replayed_to_its_end(page, "#replay-par", puzzle.par_line)
+    expect(page.locator("#compare")).to_contain_text("The two lines")
+    # Practice is a further choice: nothing was played to see all this.
+    expect(page.locator("#board")).to_have_count(0)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    expect_accessible(page, f"a past day of {game} at {width} px")
+    screenshot(page, f"archive-day-{game}-{width}")
+    page.get_by_role("link", name="Practise this puzzle").click()
+    expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
+
+
+LINE_PATHS = re.compile(r"/(solution|par|play)$")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_todays_day_in_the_archive_shows_its_numbers_but_no_line(
+    width: int, site: Site, open_page: OpenPage, solved_daily: DailyOf
+):
+    """Fairness: while the day runs no one sees a line of play on it, so the page does not
+    even ask for one; it offers today's attempt instead of practice."""
+    today = daily.today()
+    puzzle = with_par(site, solved_daily("crazy-rally", today))
+    page = open_page("/", width)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(f"/archive/{today}/crazy-rally")
+    expect(page.locator("#archive-day")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#par-score")).to_have_text(str(puzzle.par))
+    expect(page.locator("#replay-best")).to_contain_text("The optimal line opens to everyone at")
+    expect(page.locator("#replay-par")).to_contain_text("The par line opens with the optimal line")
+    expect(page.locator(".board")).to_have_count(0)
+    expect(page.locator("#compare")).to_be_hidden()
+    expect(page.get_by_role("link", name="Practise this puzzle")).to_have_count(0)
+    expect(page.get_by_role("link", name="Play today's daily")).to_have_attribute(
+        "href", f"/daily/{today}/crazy-rally"
+    )
+    assert [url for url in asked if "/api/" in url and LINE_PATHS.search(url)] == []
+    assert puzzle.seed not in page.content()
+    expect_accessible(page, f"today's day at {width} px")
+    screenshot(page, f"archive-today-{width}")
 
 
 UNLABELLED_CONTROLS = """() => [

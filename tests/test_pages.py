@@ -20,6 +20,7 @@ from tests.api_support import over_run
 PAGES = [
     ("/", "js/home.js"),
     ("/archive", "js/archive.js"),
+    ("/archive/2026-11-30/crazy-rally", "js/archive-day.js"),
     ("/practice", "js/practice.js"),
     ("/play/crazy-rally/any-seed_1", "js/play.js"),
     ("/play/rallye-raser/any-seed_1", "js/play.js"),
@@ -165,6 +166,9 @@ def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
         "/daily/2026-13-01/crazy-rally",
         "/daily/20261130/crazy-rally",
         "/daily/2026-11-30/chess",
+        "/archive/2026-11-30/chess",
+        "/archive/2026-13-01/crazy-rally",
+        "/archive/2999-01-01/crazy-rally",  # not published yet
     ],
 )
 def test_an_unknown_game_or_invalid_seed_is_an_html_404(client: FlaskClient, path: str):

@@ -178,6 +178,18 @@ def archive() -> str:
     return render_template("archive.html")
 
 
+@blueprint.get("/archive/<day>/<game>")
+def archive_day(day: str, game: str) -> str:
+    """A daily's own page in the archive: its optimum, par and leaderboard, and once its day
+    is over the replays of its optimal and par lines, before any practice of it (today's
+    shows no line: web/static/js/lines.js). A day not published yet is a page that does
+    not exist."""
+    known_game(game)
+    if date.fromisoformat(known_date(day)) > daily.today():
+        abort(404)
+    return render_template("archive_day.html", game=game, date=day, title=GAMES[game].title)
+
+
 @blueprint.get("/me")
 def me() -> str:
     """The player's stats and history, and the link that carries them to another browser."""

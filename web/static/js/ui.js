@@ -121,6 +121,11 @@ export function dailyUrl(game, date) {
   return `/daily/${encodeURIComponent(date)}/${encodeURIComponent(game)}`;
 }
 
+// A daily's own page in the archive: its optimum, par, leaderboard and lines.
+export function archiveDayUrl(game, date) {
+  return `/archive/${encodeURIComponent(date)}/${encodeURIComponent(game)}`;
+}
+
 // Keep keyboard focus on "the same" control across a re-render: controls carry
 // data-focus-key, and after drawing we focus the one with the remembered key.
 export function rememberFocus() {

@@ -1,0 +1,75 @@
+// A daily's own page in the archive: its optimum and par, its leaderboard and the replays
+// of its optimal and par lines side by side, before any practice of it, which is a
+// further choice. While the daily's day runs its lines stay hidden (lines.js): the page
+// then offers today's attempt instead of practice.
+import { api, puzzleApi } from "./api.js";
+import { compareLines } from "./compare.js";
+import { loadBoard } from "./games.js";
+import { leaderboardTable } from "./leaderboard.js";
+import { showLine } from "./lines.js";
+import { officialCount } from "./puzzles.js";
+import { tiebreakRule, tiebreakText } from "./tiebreaks.js";
+import { clear, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, say } from "./ui.js";
+
+const page = document.getElementById("archive-day");
+const { game, date } = page.dataset;
+const ref = { game, date };
+const text = (id, value) => { document.getElementById(id).textContent = value; };
+
+function showTargets(puzzle) {
+  text("day-title", `${gameTitle(game)} #${puzzle.number} · ${date}`);
+  const solved = puzzle.status === "solved" && puzzle.optimum !== null;
+  text("optimum-score", optimumText(puzzle));
+  text("optimum-tiebreak", solved ? tiebreakText(game, puzzle.tiebreak) : "");
+  const known = Number.isInteger(puzzle.par);
+  text("par-score", known ? puzzle.par : "–");
+  let parWords = "not computed yet";
+  if (known) parWords = tiebreakText(game, puzzle.par_tiebreak);
+  else if (puzzle.par_computed) parWords = "the expert did not finish";
+  text("par-tiebreak", parWords);
+  text("tiebreak-rule", tiebreakRule(game));
+}
+
+// Today's daily is played through the player's one attempt; a past one is practised by its
+// now public seed.
+function showChoices(puzzle) {
+  const choice = lineHidden(puzzle)
+    ? h("a", { class: "button primary", href: dailyUrl(game, date) }, "Play today's daily")
+    : h("a", { class: "button", href: playUrl(game, puzzle.seed) }, "Practise this puzzle");
+  clear(document.getElementById("day-actions"), choice);
+}
+
+async function showLeaderboard() {
+  const board = await puzzleApi(ref).leaderboard();
+  const official = officialCount(board);
+  const players = `${board.players} ${board.players === 1 ? "player" : "players"}`;
+  text("players", `Played by ${players}; ${official} official ${official === 1 ? "run" : "runs"}, made on the day.`);
+  const table = leaderboardTable(board, game);
+  if (table) clear(document.getElementById("leaderboard"), table);
+}
+
+async function showLines(puzzle) {
+  const boards = await loadBoard(game);
+  const shown = { puzzle, ref, boards };
+  const [parLine, bestLine] = await Promise.all([
+    showLine(document.getElementById("replay-par"), "par", shown),
+    showLine(document.getElementById("replay-best"), "optimal", shown),
+  ]);
+  if (parLine && bestLine) compareLines(document.getElementById("compare"), parLine, bestLine, boards.TURN.name);
+}
+
+async function start() {
+  try {
+    const day = await api.daily(date);
+    const puzzle = day.puzzles.find((p) => p.game === game);
+    showTargets(puzzle);
+    showChoices(puzzle);
+    await Promise.all([showLeaderboard(), showLines(puzzle)]);
+  } catch (error) {
+    say(`This daily could not be shown. ${error.message}`);
+  } finally {
+    page.setAttribute("aria-busy", "false");
+  }
+}
+
+start();
