@@ -1036,8 +1036,9 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     play_through_ui(page, game, actions[:index])
     press(page, key(f"die:{action['die']}"))
     focused = "document.activeElement.dataset.focusKey"
-    first = f"field:{fields[0]['row']}:{fields[0]['lane']}"
-    assert page.evaluate(focused) == first
+    # One of its fields (which one: the test of costly fields below).
+    first = page.evaluate(focused)
+    assert first in {f"field:{f['row']}:{f['lane']}" for f in fields}
     reached = {first}
     for arrow in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown") * 2:
         page.keyboard.press(arrow)
@@ -1056,6 +1057,64 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     assert page.evaluate(focused) == wanted
     page.keyboard.press("Enter")
     expect_moves(page, index + 1)
+
+
+FOCUSED = "document.activeElement.dataset.focusKey"
+TARGETS = """() => [...document.querySelectorAll("#board button.target")]
+  .map((cell) => [cell.dataset.focusKey, cell.dataset.stakes])"""
+CHOOSABLE_DICE = """() => [...document.querySelectorAll("#board button.die-button:not(:disabled)")]
+  .map((die) => die.dataset.focusKey)"""
+
+
+def expect_arrows_move_among_dice(page: Page, die: str) -> bool:
+    """From die (focused), the arrow keys move to the next choosable die and back; False
+    when there is no other die to move to."""
+    dice = page.evaluate(CHOOSABLE_DICE)
+    if len(dice) < 2:
+        return False
+    at = dice.index(die)
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(FOCUSED) == dice[(at + 1) % len(dice)]
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate(FOCUSED) == die
+    return True
+
+
+def test_the_arrow_keys_move_among_dice_and_a_chosen_die_never_hands_the_focus_to_a_costly_field(
+    open_page: OpenPage,
+):
+    """Over a whole game, each die chosen with the keyboard hands the focus to a field that
+    keeps control, or keeps it when every field loses control: never by itself to a ✗
+    field, one reflexive Enter from a timer point."""
+    game, seed = "rallye-raser", "browser-costly"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    arrowed = passed_over = 0
+    for number, action in enumerate(actions, start=1):
+        if action["type"] != "place":
+            click_action(page, game, action)
+        else:
+            die = f"die:{action['die']}"
+            page.locator(key(die)).focus()
+            arrowed += expect_arrows_move_among_dice(page, die)
+            page.keyboard.press("Enter")
+            fitting = {k for k, stakes in page.evaluate(TARGETS) if "loss_of_control" not in stakes}
+            assert page.evaluate(FOCUSED) in (fitting or {die}), f"move {number}"
+            state = engine.replay(seed, actions[: number - 1])
+            first = next(
+                a
+                for a in engine.legal_actions(state)
+                if a["type"] == "place" and a["die"] == action["die"]
+            )
+            passed_over += bool(fitting) and f"field:{first['row']}:{first['lane']}" not in fitting
+            page.locator(key(f"field:{action['row']}:{action['lane']}")).click()
+        if not held_back(game, action):
+            expect_moves(page, number)
+            wait_until_idle(page)
+    # The game had dice to move among, and dice whose first field loses control.
+    assert arrowed and passed_over
 
 
 # The disabled step buttons (Reroll, Drive) without words beside them that say why.
