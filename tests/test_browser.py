@@ -1488,6 +1488,7 @@ def static_pages(seed: str) -> list[str]:
         *(f"/rules/{game}" for game in GAME_NAMES),
         *(f"/how-to-play/{game}" for game in GAME_NAMES),
         *(f"/play/{game}/{seed}" for game in GAME_NAMES),
+        *(f"/archive/{daily.today() - timedelta(days=1)}/{game}" for game in GAME_NAMES),
     ]
 
 
