@@ -14,6 +14,8 @@ import { clear, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, say } 
 const page = document.getElementById("archive-day");
 const { game, date } = page.dataset;
 const ref = { game, date };
+// How often a day whose optimum or par is still being computed is asked for again.
+const POLL_MS = 10000;
 const text = (id, value) => { document.getElementById(id).textContent = value; };
 
 function showTargets(puzzle) {
@@ -43,30 +45,43 @@ async function showLeaderboard() {
   const board = await puzzleApi(ref).leaderboard();
   const official = officialCount(board);
   const players = `${board.players} ${board.players === 1 ? "player" : "players"}`;
-  text("players", `Played by ${players}; ${official} official ${official === 1 ? "run" : "runs"}, made on the day.`);
+  text("players", board.players
+    ? `Played by ${players}; ${official} official ${official === 1 ? "run" : "runs"}, made on the day.`
+    : "No one has played it yet.");
   const table = leaderboardTable(board, game);
   if (table) clear(document.getElementById("leaderboard"), table);
 }
 
-async function showLines(puzzle) {
-  const boards = await loadBoard(game);
-  const shown = { puzzle, ref, boards };
-  const [parLine, bestLine] = await Promise.all([
-    showLine(document.getElementById("replay-par"), "par", shown),
-    showLine(document.getElementById("replay-best"), "optimal", shown),
-  ]);
-  if (parLine && bestLine) compareLines(document.getElementById("compare"), parLine, bestLine, boards.TURN.name);
+// The lines drawn so far, by kind: one still being computed is drawn once it is known.
+const drawn = { optimal: null, par: null };
+
+async function showLines(puzzle, boards) {
+  const missing = ["optimal", "par"].filter((kind) => !drawn[kind]);
+  const lines = await Promise.all(missing.map((kind) => showLine(document.getElementById(`replay-${kind}`), kind, { puzzle, ref, boards })));
+  missing.forEach((kind, i) => { drawn[kind] = lines[i]; });
+  if (missing.length && drawn.optimal && drawn.par) compareLines(document.getElementById("compare"), drawn.par, drawn.optimal, boards.TURN.name);
+}
+
+// A past daily whose optimum or par is still being computed (a fresh install's archive).
+const computing = (puzzle) => !lineHidden(puzzle) && (puzzle.status === "pending" || (puzzle.status === "solved" && !puzzle.par_computed));
+
+const failed = (error) => say(`This daily could not be shown. ${error.message}`);
+
+// The day as the API tells it now, asked for again while its optimum or par is computed,
+// so they show without a reload.
+async function show(boards) {
+  const puzzle = (await api.daily(date)).puzzles.find((p) => p.game === game);
+  showTargets(puzzle);
+  showChoices(puzzle);
+  await showLines(puzzle, boards);
+  if (computing(puzzle)) setTimeout(() => show(boards).catch(failed), POLL_MS);
 }
 
 async function start() {
   try {
-    const day = await api.daily(date);
-    const puzzle = day.puzzles.find((p) => p.game === game);
-    showTargets(puzzle);
-    showChoices(puzzle);
-    await Promise.all([showLeaderboard(), showLines(puzzle)]);
+    await Promise.all([showLeaderboard(), loadBoard(game).then(show)]);
   } catch (error) {
-    say(`This daily could not be shown. ${error.message}`);
+    failed(error);
   } finally {
     page.setAttribute("aria-busy", "false");
   }
