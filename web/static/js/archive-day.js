@@ -9,7 +9,7 @@ import { leaderboardTable } from "./leaderboard.js";
 import { showLine } from "./lines.js";
 import { officialCount } from "./puzzles.js";
 import { tiebreakRule, tiebreakText } from "./tiebreaks.js";
-import { clear, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, say } from "./ui.js";
+import { clear, dailyUrl, gameTitle, h, lineHidden, optimumText, parFigure, playUrl, say } from "./ui.js";
 
 const page = document.getElementById("archive-day");
 const { game, date } = page.dataset;
@@ -23,12 +23,9 @@ function showTargets(puzzle) {
   const solved = puzzle.status === "solved" && puzzle.optimum !== null;
   text("optimum-score", optimumText(puzzle));
   text("optimum-tiebreak", solved ? tiebreakText(game, puzzle.tiebreak) : "");
-  const known = Number.isInteger(puzzle.par);
-  text("par-score", known ? puzzle.par : "–");
-  let parWords = "not computed yet";
-  if (known) parWords = tiebreakText(game, puzzle.par_tiebreak);
-  else if (puzzle.par_computed) parWords = "the expert did not finish";
-  text("par-tiebreak", parWords);
+  const { figure, note } = parFigure(puzzle, game);
+  text("par-score", figure);
+  text("par-tiebreak", note);
   text("tiebreak-rule", tiebreakRule(game));
 }
 

@@ -6,10 +6,10 @@
 // button), once per run. It shows only what the run's viewer may see of its moves; the
 // par line opens when the optimal line does.
 import { api } from "./api.js";
-import { clear, countDownTo, h } from "./ui.js";
+import { clear, countDownTo, h, parFigure } from "./ui.js";
 import { loadBoard } from "./games.js";
 import { showLine } from "./lines.js";
-import { tiebreakText, tiebreakUnit } from "./tiebreaks.js";
+import { tiebreakUnit } from "./tiebreaks.js";
 
 const page = document.getElementById("result");
 const root = document.getElementById("coach");
@@ -68,13 +68,9 @@ const costlier = (a, b) => (b.loss.points - a.loss.points) || (b.loss.tiebreak -
 const costs = ({ loss }) => measurable(loss.points, loss.points_error) || measurable(loss.tiebreak, loss.tiebreak_error);
 
 function showPar(run) {
-  const { puzzle } = run;
-  const known = Number.isInteger(puzzle.par);
-  document.getElementById("par-score").textContent = known ? puzzle.par : "–";
-  let tiebreak = "not computed yet";
-  if (known) tiebreak = tiebreakText(run.game, puzzle.par_tiebreak);
-  else if (puzzle.par_computed) tiebreak = "the expert did not finish";
-  document.getElementById("par-tiebreak").textContent = tiebreak;
+  const { figure, note } = parFigure(run.puzzle, run.game);
+  document.getElementById("par-score").textContent = figure;
+  document.getElementById("par-tiebreak").textContent = note;
 }
 
 // Asks until the analysis is stored: while it is computed, and while the analyses

@@ -8,6 +8,7 @@ import { clear, countDownTo, h, lineHidden } from "./ui.js";
 const LINES = {
   optimal: {
     name: "optimal line",
+    label: "Optimal line",
     actor: "the optimal line",
     fetch: (puzzle) => puzzle.solution(),
     opens: (when) => (when
@@ -19,6 +20,7 @@ const LINES = {
   },
   par: {
     name: "par line",
+    label: "Par line",
     actor: "the expert",
     fetch: (puzzle) => puzzle.par(),
     opens: (when) => (when
@@ -27,8 +29,6 @@ const LINES = {
     missing: () => "The par of this puzzle is still being computed; come back in a moment.",
   },
 };
-
-const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 // Draw the line of kind ("optimal" or "par") of puzzle (as the API answers it; ref
 // addresses it, see puzzleApi) in box; its replay, actions and actor once drawn, else null.
@@ -47,7 +47,7 @@ export async function showLine(box, kind, { puzzle, ref, boards }) {
       return null;
     }
     const replay = createReplay(box, {
-      play: puzzleApi(ref).play, actions: answer.actions, boards, label: capitalised(line.name), actor: line.actor,
+      play: puzzleApi(ref).play, actions: answer.actions, boards, label: line.label, actor: line.actor,
     });
     await replay.ready;
     return { replay, actions: answer.actions, actor: line.actor };
