@@ -43,11 +43,12 @@ from puzzles.rallye_raser.track import card_index, lane_fits
 from service.clock import Clock
 from service.config import Config
 from service.domain import daily
+from service.domain.guided import GUIDED_SEED
 from service.jobs.jobs import store_solution
 from service.storage.migrations import upgrade
 from service.storage.puzzles import PuzzleRecord
 from service.storage.store import Store
-from service.web import how_to_play, players
+from service.web import players
 from service.web.app import create_app
 from solver import expert, solve
 from solver.crazy_rally.players import heuristic_actions as crazy_rally_heuristic
@@ -525,9 +526,8 @@ def test_a_revealed_past_daily_played_along_the_witness_reaches_the_optimum_as_p
 ):
     yesterday = daily.today() - timedelta(days=1)
     puzzle = solved_daily(game, yesterday)
-    page = open_page("/archive")
-    page.locator("#archive-games").get_by_role("button", name=GAMES[game].title).click()
-    page.get_by_role("link", name=f"Play {GAMES[game].title} #{puzzle.number}").click()
+    page = open_page(f"/archive/{yesterday}/{game}")
+    page.get_by_role("link", name="Practise this puzzle").click()
     expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
     wait_until_idle(page)
     expect(page.locator("#puzzle-label")).to_have_text(f"Daily #{puzzle.number} · {yesterday}")
@@ -1037,8 +1037,9 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     play_through_ui(page, game, actions[:index])
     press(page, key(f"die:{action['die']}"))
     focused = "document.activeElement.dataset.focusKey"
-    first = f"field:{fields[0]['row']}:{fields[0]['lane']}"
-    assert page.evaluate(focused) == first
+    # One of its fields (which one: the test of costly fields below).
+    first = page.evaluate(focused)
+    assert first in {f"field:{f['row']}:{f['lane']}" for f in fields}
     reached = {first}
     for arrow in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown") * 2:
         page.keyboard.press(arrow)
@@ -1057,6 +1058,64 @@ def test_a_chosen_die_hands_the_focus_to_its_fields_and_the_arrow_keys_move_betw
     assert page.evaluate(focused) == wanted
     page.keyboard.press("Enter")
     expect_moves(page, index + 1)
+
+
+FOCUSED = "document.activeElement.dataset.focusKey"
+TARGETS = """() => [...document.querySelectorAll("#board button.target")]
+  .map((cell) => [cell.dataset.focusKey, cell.dataset.stakes])"""
+CHOOSABLE_DICE = """() => [...document.querySelectorAll("#board button.die-button:not(:disabled)")]
+  .map((die) => die.dataset.focusKey)"""
+
+
+def expect_arrows_move_among_dice(page: Page, die: str) -> bool:
+    """From die (focused), the arrow keys move to the next choosable die and back; False
+    when there is no other die to move to."""
+    dice = page.evaluate(CHOOSABLE_DICE)
+    if len(dice) < 2:
+        return False
+    at = dice.index(die)
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(FOCUSED) == dice[(at + 1) % len(dice)]
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate(FOCUSED) == die
+    return True
+
+
+def test_the_arrow_keys_move_among_dice_and_a_chosen_die_never_hands_the_focus_to_a_costly_field(
+    open_page: OpenPage,
+):
+    """Over a whole game, each die chosen with the keyboard hands the focus to a field that
+    keeps control, or keeps it when every field loses control: never by itself to a ✗
+    field, one reflexive Enter from a timer point."""
+    game, seed = "rallye-raser", "browser-costly"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}")
+    wait_until_idle(page)
+    arrowed = passed_over = 0
+    for number, action in enumerate(actions, start=1):
+        if action["type"] != "place":
+            click_action(page, game, action)
+        else:
+            die = f"die:{action['die']}"
+            page.locator(key(die)).focus()
+            arrowed += expect_arrows_move_among_dice(page, die)
+            page.keyboard.press("Enter")
+            fitting = {k for k, stakes in page.evaluate(TARGETS) if "loss_of_control" not in stakes}
+            assert page.evaluate(FOCUSED) in (fitting or {die}), f"move {number}"
+            state = engine.replay(seed, actions[: number - 1])
+            first = next(
+                a
+                for a in engine.legal_actions(state)
+                if a["type"] == "place" and a["die"] == action["die"]
+            )
+            passed_over += bool(fitting) and f"field:{first['row']}:{first['lane']}" not in fitting
+            page.locator(key(f"field:{action['row']}:{action['lane']}")).click()
+        if not held_back(game, action):
+            expect_moves(page, number)
+            wait_until_idle(page)
+    # The game had dice to move among, and dice whose first field loses control.
+    assert arrowed and passed_over
 
 
 # The disabled step buttons (Reroll, Drive) without words beside them that say why.
@@ -1245,7 +1304,7 @@ def test_a_newcomer_learns_the_game_from_how_to_play_then_a_guided_first_game(
     legend.locator("summary").click()
 
     guided = json.loads(page.locator("#guide").get_attribute("data-line"))
-    line = GOOD_PLAYERS[game](how_to_play.GUIDED_SEED)
+    line = GOOD_PLAYERS[game](GUIDED_SEED)
     assert guided == line[: len(guided)]
     told = page.locator("#guide-next")
     for number, action in enumerate(guided, start=1):
@@ -1267,7 +1326,7 @@ def test_a_newcomer_learns_the_game_from_how_to_play_then_a_guided_first_game(
     page.locator("#submit-run").click()
     page.wait_for_url("**/runs/*")
     expect(page.locator("#your-score")).to_have_text(
-        str(GAMES[game].score(GAMES[game].replay(how_to_play.GUIDED_SEED, line)))
+        str(GAMES[game].score(GAMES[game].replay(GUIDED_SEED, line)))
     )
     page.get_by_role("link", name="How to play", exact=True).click()
     expect(page).to_have_url(re.compile(f"/how-to-play/{game}$"))
@@ -1317,6 +1376,128 @@ def test_the_api_documentation_is_linked_from_every_footer(open_page: OpenPage):
             expect(page.locator(f"#{entry['operationId']}")).to_be_visible()
 
 
+def with_par(site: Site, puzzle: PuzzleRecord) -> PuzzleRecord:
+    """The solved puzzle with its par stored, as the worker's par job stores it."""
+    if not puzzle.has_par:
+        found = expert.par(puzzle.game, puzzle.seed)
+        site.store.puzzles.record_par(
+            puzzle.id,
+            par=found["par"],
+            tiebreak=found["par_tiebreak"],
+            line=found["actions"],
+            seconds=found["seconds"],
+        )
+    stored = site.store.puzzles.by_id(puzzle.id)
+    assert stored is not None and stored.par_line is not None
+    return stored
+
+
+def expect_replayed_to_its_end(page: Page, box: str, line: list[Any]) -> None:
+    replay = page.locator(box)
+    replay.get_by_role("button", name="Last step").click()
+    expect(replay.locator(".step-label")).to_contain_text(f"Move {len(line)} of {len(line)}")
+
+
+# One game at each width: the page is the same for both, its boards differ.
+ARCHIVE_DAYS = list(zip(GAME_NAMES, WIDTHS, strict=True))
+
+
+@pytest.mark.parametrize(("game", "width"), ARCHIVE_DAYS)
+def test_a_past_day_shows_its_optimum_par_leaderboard_and_both_lines_before_any_practice(
+    game: str, width: int, site: Site, open_page: OpenPage, solved_daily: DailyOf
+):
+    yesterday = daily.today() - timedelta(days=1)
+    puzzle = with_par(site, solved_daily(game, yesterday))
+    assert puzzle.witness is not None and puzzle.par_line is not None
+    site.store.runs.add(
+        puzzle,
+        f"archive-day-{game}",
+        actions=puzzle.witness,
+        score=puzzle.optimum,
+        tiebreak=puzzle.tiebreak,
+        finished=True,
+        display_name="Ada of yesterday",
+        today=yesterday,
+    )
+    title = GAMES[game].title
+    page = open_page("/archive", width)
+    page.locator("#archive-games").get_by_role("button", name=title).click()
+    page.get_by_role("link", name=f"See {title} #{puzzle.number}").click()
+    expect(page).to_have_url(re.compile(f"/archive/{yesterday}/{game}$"))
+    expect(page.locator("#archive-day")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("h1")).to_have_text(f"{title} #{puzzle.number} · {yesterday}")
+    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#par-score")).to_have_text(str(puzzle.par))
+    expect(page.locator("#players")).to_contain_text("; 1 official run, made on the day.")
+    expect(page.locator("#leaderboard tbody tr").first).to_contain_text("Ada of yesterday")
+    expect_replayed_to_its_end(page, "#replay-optimal", puzzle.witness)
+    expect_replayed_to_its_end(page, "#replay-par", puzzle.par_line)
+    expect(page.locator("#compare")).to_contain_text("The two lines")
+    # Practice is a further choice: nothing was played to see all this.
+    expect(page.locator("#board")).to_have_count(0)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    expect_accessible(page, f"a past day of {game} at {width} px")
+    screenshot(page, f"archive-day-{game}-{width}")
+    page.get_by_role("link", name="Practise this puzzle").click()
+    expect(page).to_have_url(re.compile(f"/play/{game}/{puzzle.seed}$"))
+
+
+def test_a_past_days_numbers_and_lines_show_without_a_reload_once_computed(
+    site: Site, open_page: OpenPage
+):
+    """A fresh install's archive: the day's page is open before the worker solved its
+    daily (a day no other test solves)."""
+    game, day = "crazy-rally", max(daily.FIRST_DAY, daily.today() - timedelta(days=3))
+    page = open_page(f"/archive/{day}/{game}", 390)
+    expect(page.locator("#optimum-score")).to_have_text("being computed…")
+    expect(page.locator("#replay-optimal")).to_contain_text("still being computed")
+    seed = daily.daily_seed(site.env["RALLY_DAILY_KEY"], game, day)
+    job = (game, seed, GAMES[game].rules_version)
+    subprocess.run(
+        [sys.executable, "-c", SOLVE_JOB, *job], env={**os.environ, **site.env}, check=True
+    )
+    solved = site.store.puzzles.get(*job)
+    assert solved is not None
+    puzzle = with_par(site, solved)
+    assert puzzle.witness is not None
+    expect(page.locator("#par-score")).to_have_text(str(puzzle.par), timeout=30_000)
+    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#compare")).to_contain_text("The two lines")
+    expect_replayed_to_its_end(page, "#replay-optimal", puzzle.witness)
+
+
+LINE_PATHS = re.compile(r"/(solution|par|play)$")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_todays_day_in_the_archive_shows_its_numbers_but_no_line(
+    width: int, site: Site, open_page: OpenPage, solved_daily: DailyOf
+):
+    """Fairness: while the day runs no one sees a line of play on it, so the page does not
+    even ask for one; it offers today's attempt instead of practice."""
+    today = daily.today()
+    puzzle = with_par(site, solved_daily("crazy-rally", today))
+    page = open_page("/", width)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(f"/archive/{today}/crazy-rally")
+    expect(page.locator("#archive-day")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("#optimum-score")).to_have_text(str(puzzle.optimum))
+    expect(page.locator("#par-score")).to_have_text(str(puzzle.par))
+    expect(page.locator("#replay-optimal")).to_contain_text("The optimal line opens to everyone at")
+    expect(page.locator("#replay-par")).to_contain_text("The par line opens with the optimal line")
+    expect(page.locator(".board")).to_have_count(0)
+    expect(page.locator("#compare")).to_be_hidden()
+    expect(page.get_by_role("link", name="Practise this puzzle")).to_have_count(0)
+    expect(page.get_by_role("link", name="Play today's daily")).to_have_attribute(
+        "href", f"/daily/{today}/crazy-rally"
+    )
+    assert [url for url in asked if "/api/" in url and LINE_PATHS.search(url)] == []
+    assert puzzle.seed not in page.content()
+    expect_accessible(page, f"today's day at {width} px")
+    screenshot(page, f"archive-today-{width}")
+
+
 UNLABELLED_CONTROLS = """() => [
   ...document.querySelectorAll("button, a[href], input, select, textarea")]
   .filter((el) => !(el.getAttribute("aria-label") || el.textContent.trim() || el.labels?.length))
@@ -1332,6 +1513,7 @@ def static_pages(seed: str) -> list[str]:
         *(f"/rules/{game}" for game in GAME_NAMES),
         *(f"/how-to-play/{game}" for game in GAME_NAMES),
         *(f"/play/{game}/{seed}" for game in GAME_NAMES),
+        *(f"/archive/{daily.today() - timedelta(days=1)}/{game}" for game in GAME_NAMES),
     ]
 
 

@@ -17,7 +17,7 @@ from rq.registry import ScheduledJobRegistry
 
 from puzzles import GAMES
 from service.config import Config
-from service.domain import daily
+from service.domain import daily, guided
 from service.jobs import jobs
 from service.jobs.queue import (
     JOB_TIMEOUT_MARGIN,
@@ -128,9 +128,16 @@ def test_planning_records_the_coming_dailies_and_queues_them(
         for puzzle in puzzles
     }
     # The failed one is tried again behind everything else; today's other one comes first,
-    # the coming days' wait behind the solves players wait on.
+    # with the guided first games' puzzles (a new player's first game shows its optimum at
+    # once); the coming days' wait behind the solves players wait on.
     assert solve_queue(connection, Urgency.RETRY).job_ids == [job_ids.pop(failed_today.id)]
-    assert queue.job_ids == [job_ids[puzzle.id] for puzzle in recorded[today][1:]]
+    guided_puzzles = [
+        job_store.puzzles.get(game, guided.GUIDED_SEED, GAMES[game].rules_version)
+        for game in sorted(GAMES)
+    ]
+    assert queue.job_ids == [job_ids[puzzle.id] for puzzle in recorded[today][1:]] + job_ids_of(
+        guided_puzzles
+    )
     assert solve_queue(connection, Urgency.COMING).job_ids == [
         job_ids[puzzle.id] for day in days[1:] for puzzle in recorded[day]
     ]

@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from puzzles import GAMES
+from service.domain import guided
 from service.web import how_to_play
 from service.web.pages import RULES_DIR, WEB
 from solver.registry import kit_of
@@ -19,6 +20,7 @@ from tests.api_support import over_run
 PAGES = [
     ("/", "js/home.js"),
     ("/archive", "js/archive.js"),
+    ("/archive/2026-11-30/crazy-rally", "js/archive-day.js"),
     ("/practice", "js/practice.js"),
     ("/play/crazy-rally/any-seed_1", "js/play.js"),
     ("/play/rallye-raser/any-seed_1", "js/play.js"),
@@ -105,12 +107,12 @@ def test_the_guided_first_game_points_through_the_first_turns_of_a_finishing_lin
 ):
     page = client.get(f"/learn/{game}").get_data(as_text=True)
     line = json.loads(html.unescape(re.search(r'data-line="([^"]*)"', page).group(1)))
-    assert f'data-seed="{how_to_play.GUIDED_SEED}"' in page
+    assert f'data-seed="{guided.GUIDED_SEED}"' in page
     turn = GAMES[game].turn
     assert sum(turn.ends(action) for action in line) == how_to_play.GUIDED_TURNS
     assert turn.ends(line[-1])
     engine = GAMES[game]
-    state = engine.replay(how_to_play.GUIDED_SEED, line)
+    state = engine.replay(guided.GUIDED_SEED, line)
     assert not engine.is_over(state)
 
 
@@ -164,6 +166,9 @@ def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
         "/daily/2026-13-01/crazy-rally",
         "/daily/20261130/crazy-rally",
         "/daily/2026-11-30/chess",
+        "/archive/2026-11-30/chess",
+        "/archive/2026-13-01/crazy-rally",
+        "/archive/2999-01-01/crazy-rally",  # not published yet
     ],
 )
 def test_an_unknown_game_or_invalid_seed_is_an_html_404(client: FlaskClient, path: str):

@@ -11,7 +11,7 @@ from rq.job import Job, JobStatus
 
 from puzzles import GAMES
 from puzzles.playout import random_playout, seeded_chooser
-from service.domain import daily
+from service.domain import daily, guided
 from service.jobs import jobs
 from service.jobs.queue import (
     Urgency,
@@ -42,6 +42,15 @@ def test_a_practice_seeds_solve_queues_its_par_behind_every_solve(
     assert jobs.follow_with_par(job_store, service_env, puzzle) == "par queued"
     assert jobs.follow_with_par(job_store, service_env, puzzle) == "par waits"
     assert queued(connection, Urgency.PAR) == [par_job_id(GAME, puzzle.seed, RULES)]
+
+
+def test_a_guided_games_solve_computes_its_par_at_once(service_env, job_store):
+    """As a daily's does: a new player's first game shows its par with its optimum."""
+    puzzle = next(p for p in guided.ensure_guided_puzzles(job_store) if p.game == GAME)
+    found = jobs.follow_with_par(job_store, service_env, puzzle)
+    stored = job_store.puzzles.by_id(puzzle.id)
+    assert stored.has_par
+    assert found == f"par {stored.par}"
 
 
 def test_the_planning_run_queues_the_pars_its_solved_dailies_lack(

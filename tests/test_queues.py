@@ -16,7 +16,7 @@ from rq.registry import ScheduledJobRegistry
 
 from puzzles import GAMES
 from service.config import Config
-from service.domain import daily
+from service.domain import daily, guided
 from service.jobs import jobs
 from service.jobs.bounded import BoundedCallError
 from service.jobs.queue import (
@@ -114,14 +114,15 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
 def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_coming_days(
     connection, service_env, job_store, clock
 ):
-    """Today's dailies first, then the practice seed; the coming days' dailies wait."""
+    """Today's dailies and the guided first games first, then the practice seed; the
+    coming days' dailies wait."""
     today = date(2027, 3, 10)
     clock.set(noon_of(today))
     start_planning(solve_queue(connection), service_env)
     work_until_empty(connection, max_jobs=1)
     job_store.puzzles.ensure(GAME, "practice-after-planning", RULES)
     assert request_solve(GAME, "practice-after-planning", service_env, daily_date=None)
-    todays = job_ids_of(job_store.puzzles.dailies(today))
+    todays = job_ids_of(job_store.puzzles.dailies(today) + guided.ensure_guided_puzzles(job_store))
     coming_days = daily.upcoming_days(today, service_env.days_ahead)[1:]
     coming = job_ids_of([p for day in coming_days for p in job_store.puzzles.dailies(day)])
     assert len(coming) == len(coming_days) * len(GAMES)

@@ -12,7 +12,8 @@
 - `analyse_run` grades the decisions of a run whose analysis a player asked
   for, bounded by RALLY_ANALYSIS_TIMEOUT, and stores it (or why it failed) once.
 - `plan_dailies` runs once per planning slot (RALLY_PLAN_INTERVAL): it records
-  today's and the coming days' dailies (RALLY_DAYS_AHEAD), and every past daily from
+  today's and the coming days' dailies (RALLY_DAYS_AHEAD), the guided first games'
+  puzzles (solved and given their par with today's dailies), and every past daily from
   the first day on that is not recorded yet (a fresh install's archive), and queues every pending
   puzzle (the sweep that also picks up puzzles requested while Redis was down), and
   the par of every one of the coming dailies solved without one, each
@@ -45,7 +46,7 @@ from rq.job import Job
 
 from puzzles import GAMES, get_game
 from service.config import Config
-from service.domain import daily
+from service.domain import daily, guided
 from service.jobs.bounded import BoundedCallError, run_bounded
 from service.jobs.queue import (
     QUEUE_NAMES,
@@ -60,7 +61,6 @@ from service.jobs.queue import (
     solve_queues,
     start_planning,
     sweep_urgency_of,
-    urgency_of,
 )
 from service.jobs.worker_upkeep import (
     ReconnectNoticingPool,
@@ -138,19 +138,28 @@ def recorded_puzzle(store: Store, game: str, seed: str, rules_version: str) -> P
 
 
 def follow_with_par(store: Store, config: Config, puzzle: PuzzleRecord) -> str:
-    """After a solve: the par of today's or a coming daily computed now, within its solve
-    job, so that it is ready when its day starts. Any other puzzle's is queued: a practice
+    """After a solve: the par of a puzzle the planning prepares ahead (today's or a coming
+    daily, a guided first game's) computed now, within its solve job, so that it is ready
+    when its day starts, or when a new player first plays. Any other puzzle's is queued: a practice
     seed's or an asked-for past daily's behind every solve, a past daily's solved by the
     backfill behind the backfill's other solves (a fresh install's archive shows every
     optimum first; a par costs several solves)."""
     if puzzle.has_par:
         return "par known"
-    if puzzle.daily_date is not None and puzzle.daily_date >= daily.today():
+    if prepared_ahead(puzzle):
         return compute_par(store, config, puzzle)
     key = (puzzle.game, puzzle.seed, puzzle.rules_version)
     urgency = Urgency.BACKFILL if _running_from(Urgency.BACKFILL) else Urgency.PAR
     with redis.Redis.from_url(config.redis_url) as connection:
         return "par queued" if enqueue_par(connection, config, key, urgency) else "par waits"
+
+
+def prepared_ahead(puzzle: PuzzleRecord) -> bool:
+    """Whether puzzle is one the planning prepares before anyone asks: today's or a coming
+    daily, or a guided first game's."""
+    if guided.is_guided(puzzle):
+        return True
+    return puzzle.daily_date is not None and puzzle.daily_date >= daily.today()
 
 
 def _running_from(urgency: Urgency) -> bool:
@@ -311,23 +320,24 @@ def queue_solving(
     for puzzle in puzzles:
         if puzzle.game not in GAMES:
             continue
-        own = sweep_urgency_of(puzzle.daily_date, config) if urgency is None else urgency
+        own = sweep_urgency_of(puzzle, config) if urgency is None else urgency
         queue = solve_queue(connection, own)
         queued += enqueue_solve(queue, config, puzzle.game, puzzle.seed, puzzle.rules_version)
     return queued
 
 
 def queue_missing_pars(
-    connection: redis.Redis, config: Config, dailies: Iterable[PuzzleRecord]
+    connection: redis.Redis, config: Config, prepared: Iterable[PuzzleRecord]
 ) -> int:
-    """Queue the par of each solved daily that has none (solved before pars were, or its
-    par failed), in the queue of its urgency now: ahead of the analyses, so that it is
-    ready when its day starts. The number queued."""
+    """Queue the par of each solved puzzle prepared ahead (a coming daily, a guided first
+    game's) that has none (solved before pars were, or its par failed), in the queue of its
+    urgency now: ahead of the analyses, so that it is ready when its day starts. The number
+    queued."""
     queued = 0
-    for puzzle in dailies:
+    for puzzle in prepared:
         if puzzle.status == "solved" and not puzzle.has_par and puzzle.game in GAMES:
             key = (puzzle.game, puzzle.seed, puzzle.rules_version)
-            queued += enqueue_par(connection, config, key, urgency_of(puzzle.daily_date, config))
+            queued += enqueue_par(connection, config, key, sweep_urgency_of(puzzle, config))
     return queued
 
 
@@ -360,10 +370,11 @@ def record_past_dailies(store: Store, config: Config) -> int:
 
 
 def plan_dailies() -> int:
-    """Record the coming days' dailies and queue every pending puzzle; the number queued.
+    """Record the coming days' dailies and the guided first games' puzzles, and queue every
+    pending puzzle; the number queued.
 
-    A coming daily whose solving failed is queued again too, on the retry queue
-    (say after a release fixed its solver): a day must not start without its
+    A coming daily or guided puzzle whose solving failed is queued again too, on the retry
+    queue (say after a release fixed its solver): a day must not start without its
     optimum, yet a solve that failed must not hold up the others.
     """
     config, store = worker_context()
@@ -372,18 +383,18 @@ def plan_dailies() -> int:
     connection = job.connection
     queue = solve_queue(connection)
     schedule_next_plan(queue, config)  # first: a failure below keeps the chain
-    dailies = [
+    prepared = [
         puzzle
         for day in daily.upcoming_days(daily.today(), config.days_ahead)
         for puzzle in daily.ensure_dailies(store, config.daily_key, day)
-    ]
-    failed = [puzzle for puzzle in dailies if puzzle.status == "failed"]
+    ] + guided.ensure_guided_puzzles(store)
+    failed = [puzzle for puzzle in prepared if puzzle.status == "failed"]
     retried = queue_solving(connection, config, failed, Urgency.RETRY)
     record_past_dailies(store, config)
     return (
         retried
         + sweep_pending(store, config, connection)
-        + queue_missing_pars(connection, config, dailies)
+        + queue_missing_pars(connection, config, prepared)
     )
 
 

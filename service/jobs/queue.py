@@ -5,7 +5,8 @@ of them that has one: five of solves, then two of the expert's work, behind
 every solve, then the archive's backfill, behind everything:
 
 1. "solve": the planning runs and today's dailies, the ones being played (and
-   the next day's once its day is near, see `urgency_of`); the name is the
+   the next day's once its day is near, see `urgency_of`), and the guided first
+   games' seeds, which a new player meets first (`sweep_urgency_of`); the name is the
    single queue's of earlier releases, so jobs left there still run;
 2. "solve-practice": practice seeds that players are waiting on;
 3. "solve-archive": dailies of past days, recorded when the archive first shows them
@@ -64,7 +65,8 @@ from rq.job import Job, JobStatus
 from puzzles import GAMES
 from service.clock import CLOCK
 from service.config import Config
-from service.domain import daily
+from service.domain import daily, guided
+from service.storage.puzzles import PuzzleRecord
 
 
 class Urgency(IntEnum):
@@ -159,11 +161,15 @@ def urgency_of(daily_date: date | None, config: Config) -> Urgency:
     return Urgency.TODAY if daily.starts_within(daily_date, lead) else Urgency.COMING
 
 
-def sweep_urgency_of(daily_date: date | None, config: Config) -> Urgency:
-    """The queue a sweep puts a pending puzzle in: its urgency's, but a past daily no one
-    is waiting on goes to the backfill, behind everything else and outside the caps on
-    what players cause (a player asking for it moves it ahead, to the archive queue)."""
-    urgency = urgency_of(daily_date, config)
+def sweep_urgency_of(puzzle: PuzzleRecord, config: Config) -> Urgency:
+    """The queue the worker's own sweep or planning puts a recorded puzzle in: its urgency's,
+    but a guided first game's goes with today's dailies (solved ahead like them, with its
+    par: service.domain.guided), and a past daily no one is waiting on goes to the
+    backfill, behind everything else and outside the caps on what players cause (a player
+    asking for it moves it ahead, to the archive queue)."""
+    if guided.is_guided(puzzle):
+        return Urgency.TODAY
+    urgency = urgency_of(puzzle.daily_date, config)
     return Urgency.BACKFILL if urgency is Urgency.ARCHIVE else urgency
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from puzzles.base import Action
+from service.domain.guided import GUIDED_SEED
 from service.web.api.common import engine_answer
 from solver.kit import Example
 from solver.registry import kit_of
 
 SEED = "how-to-play"
-# The guided first game: a fixed practice seed, and how many turns the guide points through.
-GUIDED_SEED = "first-game"
+# How many turns of the guided first game (service.domain.guided) the guide points through.
 GUIDED_TURNS = 2
 # The longest way to an example: far more than any of them needs.
 MAX_STEPS = 60

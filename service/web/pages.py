@@ -21,7 +21,7 @@ from flask import Blueprint, Response, abort, current_app, render_template
 from markupsafe import Markup, escape
 
 from puzzles import GAMES, validate_seed
-from service.domain import daily
+from service.domain import daily, guided
 from service.storage.runs import RunRecord
 from service.storage.store import Store
 from service.web import api_docs, how_to_play, previews
@@ -179,6 +179,18 @@ def archive() -> str:
     return render_template("archive.html")
 
 
+@blueprint.get("/archive/<day>/<game>")
+def archive_day(day: str, game: str) -> str:
+    """A daily's own page in the archive: its optimum, par and leaderboard, and once its day
+    is over the replays of its optimal and par lines, before any practice of it (today's
+    shows no line: web/static/js/lines.js). A day not published yet is a page that does
+    not exist."""
+    known_game(game)
+    if date.fromisoformat(known_date(day)) > daily.today():
+        abort(404)
+    return render_template("archive_day.html", game=game, date=day, title=GAMES[game].title)
+
+
 @blueprint.get("/me")
 def me() -> str:
     """The player's stats and history, and the link that carries them to another browser."""
@@ -215,7 +227,7 @@ def guided_game(game: str) -> str:
     return render_template(
         "play.html",
         game=known_game(game),
-        seed=how_to_play.GUIDED_SEED,
+        seed=guided.GUIDED_SEED,
         mode="practice",
         title=GAMES[game].title,
         guide=how_to_play.guided_line(game),

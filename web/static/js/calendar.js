@@ -1,10 +1,11 @@
 // The archive as a calendar, a month at a time and a game at a time: each past daily with
 // your official score (or "not played") from GET /api/v1/me and its optimum from
-// GET /api/v1/daily/{date}. A daily whose optimum is still being computed is asked for
-// again until it is known, so its day updates without a reload.
+// GET /api/v1/daily/{date}; a past day leads to its own page (archive-day.js). A daily
+// whose optimum is still being computed is asked for again until it is known, so its day
+// updates without a reload.
 import { api } from "./api.js";
 import { history } from "./history.js";
-import { clear, dailyUrl, gameTitle, h, optimumText, parSummary, playUrl, say } from "./ui.js";
+import { archiveDayUrl, clear, dailyUrl, gameTitle, h, optimumText, parSummary, say } from "./ui.js";
 
 const DAY_MS = 86400000;
 const POLL_MS = 10000;
@@ -31,9 +32,10 @@ export function createCalendar(root, { onError = say } = {}) {
     const optimum = puzzle ? optimumText(puzzle) : "…";
     const score = run ? String(run.score) : "–";
     const par = puzzle ? `, par ${parSummary(puzzle)}` : "";
-    const words = `Play ${gameTitle(game)}${puzzle ? ` #${puzzle.number}` : ""} (${date}): ${run ? `your score ${run.score}` : "not played"}, optimum ${optimum}${par}`;
-    // A past daily's seed is public: it plays as practice by its seed.
-    const href = puzzle?.seed ? playUrl(game, puzzle.seed) : dailyUrl(game, date);
+    // Today's daily is played; a past one opens its own page first (its lines, then practice).
+    const verb = ms === today ? "Play" : "See";
+    const words = `${verb} ${gameTitle(game)}${puzzle ? ` #${puzzle.number}` : ""} (${date}): ${run ? `your score ${run.score}` : "not played"}, optimum ${optimum}${par}`;
+    const href = ms === today ? dailyUrl(game, date) : archiveDayUrl(game, date);
     return h("td", { class: `cal-day ${run ? "played" : "unplayed"}${ms === today ? " today" : ""}`, dataset: { date } },
       h("a", { href, "aria-label": words, title: words },
         h("span", { class: "cal-date" }, new Date(ms).getUTCDate()),

@@ -5,11 +5,11 @@
 // costs the server seconds of work, so it is computed when a reader asks for it (the
 // button), once per run. It shows only what the run's viewer may see of its moves; the
 // par line opens when the optimal line does.
-import { api, puzzleApi } from "./api.js";
-import { clear, countDownTo, h, lineHidden } from "./ui.js";
+import { api } from "./api.js";
+import { clear, countDownTo, h, parFigure } from "./ui.js";
 import { loadBoard } from "./games.js";
-import { createReplay } from "./replay.js";
-import { tiebreakText, tiebreakUnit } from "./tiebreaks.js";
+import { showLine } from "./lines.js";
+import { tiebreakUnit } from "./tiebreaks.js";
 
 const page = document.getElementById("result");
 const root = document.getElementById("coach");
@@ -68,35 +68,9 @@ const costlier = (a, b) => (b.loss.points - a.loss.points) || (b.loss.tiebreak -
 const costs = ({ loss }) => measurable(loss.points, loss.points_error) || measurable(loss.tiebreak, loss.tiebreak_error);
 
 function showPar(run) {
-  const { puzzle } = run;
-  const known = Number.isInteger(puzzle.par);
-  document.getElementById("par-score").textContent = known ? puzzle.par : "–";
-  let tiebreak = "not computed yet";
-  if (known) tiebreak = tiebreakText(run.game, puzzle.par_tiebreak);
-  else if (puzzle.par_computed) tiebreak = "the expert did not finish";
-  document.getElementById("par-tiebreak").textContent = tiebreak;
-}
-
-async function showParLine(run, boards) {
-  const box = document.getElementById("replay-par");
-  if (lineHidden(run.puzzle)) {
-    const note = h("p", { class: "muted" });
-    countDownTo(note, run.puzzle.line_opens_at, (when) => (when
-      ? `The par line opens with the optimal line, at ${when}.`
-      : "The par line is open now: reload the page to see it."));
-    clear(box, note);
-    return;
-  }
-  try {
-    const line = await puzzleApi(puzzleRef(run)).par();
-    if (!line.actions) {
-      clear(box, h("p", { class: "muted" }, "The par of this puzzle is still being computed; come back in a moment."));
-      return;
-    }
-    await createReplay(box, { play: puzzleApi(puzzleRef(run)).play, actions: line.actions, boards, label: "Par line", actor: "the expert" }).ready;
-  } catch (error) {
-    clear(box, h("p", { class: "muted" }, `The par line could not be loaded. ${error.message}`));
-  }
+  const { figure, note } = parFigure(run.puzzle, run.game);
+  document.getElementById("par-score").textContent = figure;
+  document.getElementById("par-tiebreak").textContent = note;
 }
 
 // Asks until the analysis is stored: while it is computed, and while the analyses
@@ -197,7 +171,7 @@ async function start() {
     const run = await api.run(page.dataset.run);
     const boards = await loadBoard(run.game);
     showPar(run);
-    await Promise.all([showAnalysis(run, boards), showParLine(run, boards)]);
+    await Promise.all([showAnalysis(run, boards), showLine(document.getElementById("replay-par"), "par", { puzzle: run.puzzle, ref: puzzleRef(run), boards })]);
   } catch {
     root.hidden = true; // result.js says why the run cannot be shown
   }

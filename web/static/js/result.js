@@ -9,11 +9,13 @@ import { api, puzzleApi } from "./api.js";
 import { offerName } from "./name-form.js";
 import { histogramOf, officialCount, placeOf } from "./puzzles.js";
 import { compareLines } from "./compare.js";
+import { leaderboardTable } from "./leaderboard.js";
+import { showLine } from "./lines.js";
 import { createReplay } from "./replay.js";
 import { showShare } from "./share.js";
 import { showStatsPanel } from "./stats.js";
 import { loadBoard } from "./games.js";
-import { tiebreakHeading, tiebreakRule, tiebreakText } from "./tiebreaks.js";
+import { tiebreakRule, tiebreakText } from "./tiebreaks.js";
 import {
   clear, countDownTo, dailyUrl, gameTitle, h, lineHidden, optimumText, playUrl, puzzleLabel, say,
 } from "./ui.js";
@@ -103,51 +105,11 @@ function place(board, run, mine) {
   return `${mine ? "Your place" : "Place"}: ${placeOf(board, run.score)} of ${runs}.`;
 }
 
-function leaderboardTable(board, game) {
-  const entries = board.entries || [];
-  if (!entries.length) return null;
-  return h("table", {},
-    h("caption", { class: "sr-only" }, "Leaderboard"),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"),
-      h("th", { scope: "col" }, "Score"), h("th", { scope: "col" }, tiebreakHeading(game)))),
-    h("tbody", {}, entries.slice(0, 10).map((entry) => h("tr", {},
-      h("td", {}, entry.rank),
-      h("td", {}, h("a", { href: `/runs/${encodeURIComponent(entry.run_id)}` }, entry.name || "anonymous"),
-        entry.tag ? h("span", { class: "name-tag", title: "Another name on this board looks the same: this mark tells the players apart" }, ` #${entry.tag}`) : null),
-      h("td", {}, entry.score), h("td", {}, tiebreakText(game, entry.tiebreak))))));
-}
-
 // A paragraph saying when today's lines open, kept up to date.
 function opening(moment, sentence) {
   const paragraph = h("p", { class: "muted" });
   countDownTo(paragraph, moment, sentence);
   return paragraph;
-}
-
-async function showSolution(run, boards, ref) {
-  const root = document.getElementById("replay-best");
-  if (lineHidden(run.puzzle)) {
-    clear(root, opening(run.puzzle.line_opens_at, (when) => (when
-      ? `The optimal line opens to everyone at ${when}: come back then to see how the best possible run was played.`
-      : `The optimal line is open now: ${OPEN_NOW}`)));
-    return null;
-  }
-  try {
-    const solution = await puzzleApi(ref).solution();
-    if (!solution.actions) {
-      const why = solution.status === "failed"
-        ? "The optimum of this puzzle could not be computed."
-        : "The optimum is still being computed; come back in a moment.";
-      clear(root, h("p", { class: "muted" }, why));
-      return null;
-    }
-    const replay = createReplay(root, { play: puzzleApi(ref).play, actions: solution.actions, boards, label: "Optimal line", actor: "the optimal line" });
-    await replay.ready;
-    return { replay, actions: solution.actions };
-  } catch (error) {
-    clear(root, h("p", { class: "muted" }, `The optimal line could not be loaded. ${error.message}`));
-  }
-  return null;
 }
 
 async function showRunReplay(run, boards) {
@@ -231,7 +193,10 @@ async function start() {
     histogram(board, run, puzzle, mine);
     const table = leaderboardTable(board, run.game);
     if (table) clear(document.getElementById("leaderboard"), h("h3", {}, "Leaderboard"), table);
-    const [runLine, bestLine] = await Promise.all([showRunReplay(run, boards), showSolution(run, boards, ref)]);
+    const [runLine, bestLine] = await Promise.all([
+      showRunReplay(run, boards),
+      showLine(document.getElementById("replay-best"), "optimal", { puzzle, ref, boards }),
+    ]);
     if (runLine && bestLine) compareLines(document.getElementById("compare"), runLine, bestLine, boards.TURN.name);
   } catch (error) {
     text("result-label", "This run could not be shown.");

@@ -80,6 +80,13 @@ export function parSummary(puzzle) {
   return tiebreak ? `${puzzle.par} (${tiebreak})` : String(puzzle.par);
 }
 
+// Par as a score card shows it: its figure ("–" until known) and, under it, its
+// tie-break or why there is none.
+export function parFigure(puzzle, game) {
+  if (Number.isInteger(puzzle.par)) return { figure: String(puzzle.par), note: tiebreakText(game, puzzle.par_tiebreak) };
+  return { figure: "–", note: puzzle.par_computed ? "the expert did not finish" : "not computed yet" };
+}
+
 // A daily's lines of play (its optimal line, other players' moves, practice of it) stay
 // hidden from everyone until its day is over: true while they do.
 export const lineHidden = (puzzle) => Boolean(puzzle?.date && puzzle.line_opens_at && !puzzle.seed);
@@ -119,6 +126,11 @@ export function playUrl(game, seed) {
 // A daily's play page: today's is the player's one attempt, a past one is practice.
 export function dailyUrl(game, date) {
   return `/daily/${encodeURIComponent(date)}/${encodeURIComponent(game)}`;
+}
+
+// A daily's own page in the archive: its optimum, par, leaderboard and lines.
+export function archiveDayUrl(game, date) {
+  return `/archive/${encodeURIComponent(date)}/${encodeURIComponent(game)}`;
 }
 
 // Keep keyboard focus on "the same" control across a re-render: controls carry

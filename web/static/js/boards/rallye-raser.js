@@ -179,18 +179,31 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     return selected.source === "reserve" ? ofType("place_reserve") : ofType("place").filter((a) => a.die === selected.die);
   };
 
-  // A chosen die moves the focus to its first target on the road, so the keyboard goes
-  // straight on to placing it (the arrow keys then move between the targets).
+  // A chosen die moves the focus to its first target on the road that keeps control, so
+  // the keyboard goes straight on to placing it (the arrow keys then move between the
+  // targets). Never to one that loses control: a reflexive Enter there would cost a timer
+  // point, so when every target does, the focus stays on the die.
   function select(next) {
     selected = next;
     draw();
-    const first = placeActions()[0];
+    const first = placeActions().find((action) => !losesControl(action));
     if (next && first) restoreFocus(root, `field:${first.row}:${first.lane}`);
     else restoreFocus(root, next ? (next.source === "reserve" ? "reserve" : `die:${next.die}`) : "start");
   }
 
   // The arrow keys move the focus to the nearest target in their direction on the road.
   const ARROWS = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+
+  // Among the dice that can be chosen (the roll's and the reserve's), the arrow keys move
+  // the focus to the next or the previous one, round the tray.
+  function moveBetweenDice(event) {
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const dice = [...root.querySelectorAll("button.die-button:not(:disabled)")];
+    const at = dice.indexOf(event.currentTarget);
+    dice[(at + step + dice.length) % dice.length]?.focus();
+  }
 
   function moveBetweenTargets(event) {
     const step = ARROWS[event.key];
@@ -209,6 +222,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
   }
 
   const notesOf = (action) => notes.get(action) || [];
+  const losesControl = (action) => notesOf(action).some((n) => n.kind === "loss_of_control");
 
   // What a target field holds for the selected die, drawn in the field: it fits (+), it
   // loses control (✗), and whether it reaches card B (gear check) or the finish.
@@ -245,7 +259,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       routeIndex >= 0 ? h("span", { class: "route-die", "aria-hidden": "true" }, dieFace(view.route[routeIndex].value, view.route[routeIndex].source === "reserve" ? "reserve" : "white"), h("span", { class: "step" }, routeIndex + 1)) : null,
       target ? targetMark(said) : null,
     ];
-    const misfit = said.some((n) => n.kind === "loss_of_control");
+    const misfit = Boolean(target) && losesControl(target);
     const cls = `cell ${field.kind}${isCar ? " has-car" : ""}${routeIndex >= 0 ? " on-route" : ""}${target ? " target" : ""}${misfit ? " misfit" : ""}`;
     if (target && interactive) {
       const words = said.map((n) => n.text).join("; ");
@@ -330,7 +344,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     const pressed = selected?.source === "pool" && selected.die === die;
     return h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": `die:${die}`, "data-primary": die === 0 || null,
       "aria-label": `White die ${die + 1} showing ${value}${pressed ? ", selected" : ""}`, disabled: !interactive || !usable,
-      onclick: () => select(pressed ? null : { source: "pool", die }) }, dieFace(value), pressed ? h("span", { class: "chosen" }, "✓") : null);
+      onclick: () => select(pressed ? null : { source: "pool", die }), onkeydown: moveBetweenDice }, dieFace(value), pressed ? h("span", { class: "chosen" }, "✓") : null);
   }
 
   function reserveSlot() {
@@ -340,7 +354,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       ? h("span", { class: "empty-slot" }, "empty")
       : h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": "reserve",
         "aria-label": `Reserved die showing ${view.reserve}${canPlace ? ": select to place it on the route" : ""}`, disabled: !interactive || !canPlace,
-        onclick: () => select(pressed ? null : { source: "reserve" }) }, dieFace(view.reserve, "reserve"), pressed ? h("span", { class: "chosen" }, "✓") : null);
+        onclick: () => select(pressed ? null : { source: "reserve" }), onkeydown: moveBetweenDice }, dieFace(view.reserve, "reserve"), pressed ? h("span", { class: "chosen" }, "✓") : null);
     const rule = view.reserve !== null && view.phase !== "dice" ? h("p", { class: "muted" }, RESERVE_ROLL) : null;
     return [h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face), rule];
   }
