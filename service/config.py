@@ -217,7 +217,7 @@ DEFAULT_DAYS_AHEAD = 7
 # The database connections a process opens, in all (its pool never overflows), and the
 # seconds a request waits for one when all are taken (docs/deploy.md says how to size them).
 DEFAULT_POOL_SIZE = 16
-DEFAULT_POOL_TIMEOUT_SECONDS = 3
+DEFAULT_POOL_TIMEOUT_SECONDS = 5
 
 
 @dataclass(frozen=True)
