@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +21,9 @@ from axe_playwright_python.sync_playwright import Axe
 from flask import Flask
 from playwright.sync_api import ConsoleMessage, Page, expect
 from werkzeug.serving import make_server
+
+# Opens a path in a fresh browser profile at a width (the open_page fixture).
+OpenPage = Callable[..., Page]
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication

@@ -59,6 +59,7 @@ from tests.browser_support import (
     CONFIRM_DRIVE,
     LOOPBACK,
     STEP_TIMEOUT_MS,
+    OpenPage,
     PageWatch,
     click_action,
     confirms,
@@ -95,7 +96,6 @@ WIDTHS = (390, 1280)
 GAME_NAMES = sorted(GAMES)
 # Another site for the CSRF tests: a different host on the loopback network.
 CROSS_SITE_HOST = "127.0.0.2"
-OpenPage = Callable[..., Page]
 
 
 @dataclass(frozen=True)
@@ -163,35 +163,6 @@ def solved_daily(site: Site) -> DailyOf:
         return puzzle
 
     return solved
-
-
-@pytest.fixture
-def open_page(browser: Browser, site: Site, watch: PageWatch) -> Iterator[OpenPage]:
-    """Opens a path in a fresh browser profile (a new player) at a given width."""
-    contexts = []
-
-    def open_(
-        path: str,
-        width: int = 1280,
-        base_url: str = site.url,
-        cookies: list | None = None,
-        height: int = 900,
-    ) -> Page:
-        context = browser.new_context(
-            viewport={"width": width, "height": height}, base_url=base_url
-        )
-        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
-        context.set_default_timeout(STEP_TIMEOUT_MS)
-        context.add_cookies(cookies or [])
-        contexts.append(context)
-        page = context.new_page()
-        watch.attach(page)
-        page.goto(path)
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
 
 
 def practice_run(game: str, seed: str) -> list[Any]:

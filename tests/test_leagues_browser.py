@@ -10,18 +10,18 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from puzzles import GAMES
 from service.domain import daily
 from service.storage.puzzles import PuzzleRecord
 from tests.api_support import attempt_batches, finished_run
 from tests.browser_support import (
-    STEP_TIMEOUT_MS,
+    OpenPage,
     PageWatch,
     expect_accessible,
     play_through_ui,
@@ -32,40 +32,11 @@ from tests.test_browser import SOLVE_JOB, Site, served_site
 
 pytestmark = pytest.mark.browser
 
-OpenPage = Callable[[str, int], Page]
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, redis_session_url: str) -> Iterator[Site]:
     with served_site(tmp_path_factory.mktemp("leagues"), redis_session_url) as served:
         yield served
-
-
-@pytest.fixture
-def watch() -> Iterator[PageWatch]:
-    seen = PageWatch()
-    yield seen
-    assert seen.problems == []
-
-
-@pytest.fixture
-def open_page(browser: Browser, site: Site, watch: PageWatch) -> Iterator[OpenPage]:
-    """Opens a path in a fresh browser profile (a new player) at a width, in the test
-    process's one browser (a second Playwright in the same process cannot start)."""
-    contexts = []
-
-    def open_(path: str, width: int) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": 900}, base_url=site.url)
-        context.set_default_timeout(STEP_TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        watch.attach(page)
-        page.goto(path)
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
 
 
 def solved_today(site: Site, game: str) -> PuzzleRecord:
