@@ -161,7 +161,11 @@ def _measure(
     The base player's action stands unless another is measured better by more than
     `CHOICE_MARGIN` standard errors: the highest of many noisy means is often noise.
     """
-    total, screen = _parts(game_name).samples, _parts(game_name).screen_samples
+    parts = _parts(game_name)
+    total, screen = parts.samples, parts.screen_samples
+    if parts.base_decides:
+        kept = {found.base, *([] if graded is None else [graded])}
+        return found.base, {i: _results(game_name, found, i, range(total)) for i in sorted(kept)}
     first = {i: _results(game_name, found, i, range(screen)) for i in range(len(found.actions))}
     ranked = sorted(first, key=lambda i: -statistics.fmean(_utilities(game_name, first[i])))
     kept = {*ranked[:KEEP], found.base, *([] if graded is None else [graded])}
@@ -181,9 +185,10 @@ def _measure(
 def choose(game_name: str, view: dict[str, Any], rng_seed: int = 0) -> Action:
     """The expert's action for the player's view (see PlayerView), deterministic for
     one view and rng_seed."""
-    found = candidates(game_name, view, rng_seed, _parts(game_name).samples)
-    if len(found.actions) == 1:
-        return found.actions[0]
+    parts = _parts(game_name)
+    found = candidates(game_name, view, rng_seed, 1 if parts.base_decides else parts.samples)
+    if len(found.actions) == 1 or parts.base_decides:
+        return found.actions[found.base]
     return found.actions[_measure(game_name, found)[0]]
 
 

@@ -49,7 +49,10 @@ class ExpertParts(Generic[S]):
     `base_action` is the base player's pick, `outlook` its (points, tie-break) played on
     to the end, and `result` the (points, tie-break) of a finished run. A point is worth
     `point_weight` tie-break steps; each decision is measured on `samples` sampled
-    states, `screen_samples` of which first screen every candidate.
+    states, `screen_samples` of which first screen every candidate. With
+    `base_decides`, the base player's pick is the expert's own: the rollouts only
+    measure a graded action beside it, since they would pull a base stronger than the
+    player they roll out toward that player's choices.
     """
 
     base_action: Callable[[S, list[Action]], Action]
@@ -58,6 +61,7 @@ class ExpertParts(Generic[S]):
     point_weight: int
     samples: int
     screen_samples: int
+    base_decides: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from puzzles.playout import play_out
 from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, RallyeRaser
 from puzzles.rallye_raser.states import RouteDie, Spot, State
 from puzzles.rallye_raser.track import lane_fits
+from solver.rallye_raser.lookahead import LookaheadPlayer
 from solver.rallye_raser.players import heuristic_gear, limit_here, room_for
 from solver.rallye_raser.round import control_cost, nearest_value, probe_die
 from solver.rallye_raser.solver import control_to
@@ -152,8 +153,13 @@ def careful_step(state: State, options: list[Action]) -> Action:
     return careful_dice(state, options)
 
 
+LOOKAHEAD = LookaheadPlayer()
+
+
 def base_action(state: State, options: list[Action]) -> Action:
-    return careful_step(state, options)
+    """The expert's own pick before any rollout: the round's exact expectimax
+    (solver.rallye_raser.lookahead)."""
+    return LOOKAHEAD.choose(state, options)
 
 
 def outlook(state: State) -> tuple[float, float]:

@@ -56,6 +56,7 @@ KIT = GameKit(
         point_weight=expert.POINT_WEIGHT,
         samples=8,
         screen_samples=2,
+        base_decides=True,
     ),
     presentation=Presentation(
         blurb="A solo dice race: lay a route of dice down the lanes, mind the speed limits,"

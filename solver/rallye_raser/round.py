@@ -269,7 +269,7 @@ class Track:
                     tuple(lane for _, lane in path),
                     len(path) == gear or path not in extended,
                     {
-                        first_miss: self._drive(car, path, first_miss, gear)
+                        first_miss: self.drive(car, path, first_miss, gear)
                         for first_miss in [None, *range(len(path))]
                     },
                 )
@@ -316,7 +316,7 @@ class Track:
             "route": [probe_die(row, lane) for row, lane in path],
         }
 
-    def _drive(self, car: Spot, path: Path, first_miss: int | None, gear: int) -> Drive:
+    def drive(self, car: Spot, path: Path, first_miss: int | None, gear: int) -> Drive:
         """Moving along path in gear with a first mismatch (RR-16 to RR-19, RR-23, RR-24)."""
         track, starts = self.state["track"], self.state["card_starts"]
         here, now_gear, loss = car, gear, False

@@ -1,0 +1,411 @@
+"""Rallye Raser's expert: one round by exact expectimax, round ends by a value table.
+
+Within a round every die still to come is summed over exactly (a roll of n dice has
+at most 56 distinct outcomes), and every choice the rules allow after it is tried:
+where each die goes, the reserve taken, placed or spent (RR-12 to RR-14), a reroll
+(RR-8) and the drive. Control (RR-15) is spent last, just before the drive, in the
+cheapest way that makes each die fit its lane (or lets one miss it, RR-17); since
+control changes only values, spending it at the end loses no choice.
+
+Where the round ends, the rest of the race is valued without foresight by `Outlook`:
+the points the dials can still reach through the gear checks left (RR-21) and the
+finish (RR-24), less a small price per round still to drive (RR-25's tie-break, and
+the safety bound of RR-26). Nothing here reads a die not rolled or a card not drawn:
+the search takes a state that agrees with the player's view, and reads only the
+cards in view and the pool.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import NamedTuple
+
+from puzzles.base import Action
+from puzzles.rallye_raser.engine import DICE_COUNT, GEAR_CHECK, MAX_REROLLS, MAX_ROUNDS, TRACK_MAX
+from puzzles.rallye_raser.states import State
+from puzzles.rallye_raser.track import CARDS, card_index, card_sections, limit_of
+from puzzles.rallye_raser.track import field as field_kind
+from solver.rallye_raser.round import (
+    Drive,
+    Path,
+    Spot,
+    Track,
+    gear_options,
+    nearest_value,
+    plan_costs,
+    settle,
+)
+
+# The price of one round still to drive, in points. RR-25 counts a point above any
+# number of rounds, but every round the rules force dice onto the road (RR-8), so a
+# round spent waiting is not free, and a player who waits for ever never finishes
+# (RR-26). These figures were chosen by measuring the player over seeds
+# (docs/puzzle-quality.md).
+ROUND_PRICE = 0.5
+ROWS_PER_ROUND = 1.8  # rows a round drives, on average
+SLOW_GEAR_ROUNDS = 1.0  # rounds lost per gear below 3 at a round's start (RR-5)
+DAMAGE_ROUNDS = 0.5  # a round in which the gear may not rise (RR-6)
+RESERVE_POINTS = 0.3  # a die held in reserve mends a misfit later (RR-14)
+SAFE_ROUNDS = 36  # beyond this many rounds in all, the safety bound looms (RR-26)
+MISHAP = 0.3  # the chance of a control point lost on the way to a gear check
+CLEAN_FINISH = 0.8  # the chance that a finish is perfect (RR-24)
+TOP_GEAR_CHECK = 0.8  # the chance that a check meant for gear 3 runs in it
+
+
+@cache
+def dial_points(timer: int, control: int, checks: int, hazard: float) -> float:
+    """The points dials can be expected to end with through `checks` gear checks, each in
+    the gear that serves best (RR-21), and the finish (RR-24, RR-25), when on the way to
+    each a control point is lost with probability hazard (to a misfit the rules force,
+    RR-8; with no control left, a timer point, RR-17)."""
+    if timer <= 0:
+        return 0.0
+    hurt = (timer, control - 1) if control else (timer - 1, 0)
+    return (1 - hazard) * _next_stop(timer, control, checks, hazard) + hazard * _next_stop(
+        *hurt, checks, hazard
+    )
+
+
+def _next_stop(timer: int, control: int, checks: int, hazard: float) -> float:
+    """The points after the next gear check, in the gear that serves best, or after the
+    finish (clean with probability CLEAN_FINISH). A check in gear 3 needs a full route
+    of three dice that fit (RR-9, RR-16) and comes off with probability TOP_GEAR_CHECK;
+    else the route falls short and the check runs in gear 1 (RR-19)."""
+    if timer <= 0:
+        return 0.0
+    if checks <= 0:
+        clean = 2 * min(TRACK_MAX, timer + 1) + control
+        unclean = 2 * (timer - 1) + control if timer > 1 else 0
+        return CLEAN_FINISH * clean + (1 - CLEAN_FINISH) * unclean
+    after = {
+        gear: dial_points(
+            min(TRACK_MAX, max(0, timer + change[0])),
+            min(TRACK_MAX, max(0, control + change[1])),
+            checks - 1,
+            hazard,
+        )
+        for gear, change in GEAR_CHECK.items()
+    }
+    top = TOP_GEAR_CHECK * after[3] + (1 - TOP_GEAR_CHECK) * after[1]
+    return max(top, after[2], after[1])
+
+
+@cache
+def roll_outcomes(count: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every sorted roll of count dice with its probability."""
+    tally = Counter(tuple(sorted(faces)) for faces in itertools.product(range(1, 7), repeat=count))
+    total = 6**count
+    return tuple((faces, times / total) for faces, times in sorted(tally.items()))
+
+
+def unseen_sections(cards_seen: list[str]) -> float:
+    """The mean length of a card not dealt face up yet (RR-3: nine of the pool's cards)."""
+    unseen = [card for card in CARDS if card not in cards_seen]
+    return sum(len(card_sections({"id": card, "rotated": False})) for card in unseen) / len(unseen)
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What a round's end is worth: the race as the player sees it at the round's start."""
+
+    card_count: int  # cards in the race (RR-3)
+    visible_end: int  # the first row beyond card B (or the finish zone's start)
+    rows_unseen: float  # the expected rows of the cards still to draw
+    round_number: int  # the round being played
+
+    def rows_left(self, row: int) -> float:
+        return self.visible_end - row + self.rows_unseen
+
+    def value(
+        self,
+        drive: Drive,
+        settled: tuple[str, int, int] | None,
+        reserve: int | None,
+        starts: list[int],
+    ) -> float:
+        """The expected points of the race after a round that ended so, less the price
+        of the rounds still to drive."""
+        if settled is None:
+            return -ROUND_PRICE * MAX_ROUNDS  # unfinished: no score (RR-22, RR-26)
+        kind, timer, control = settled
+        if kind == "finish":
+            return 2 * timer + control - ROUND_PRICE * self.round_number
+        checks = self.card_count - 1 - card_index(starts, drive.car[0])
+        rounds = (
+            self.round_number
+            + self.rows_left(drive.car[0]) / ROWS_PER_ROUND
+            + (3 - drive.gear) * SLOW_GEAR_ROUNDS
+            + drive.damaged * DAMAGE_ROUNDS
+        )
+        late = max(0.0, rounds - SAFE_ROUNDS)
+        return (
+            dial_points(timer, control, checks, MISHAP)
+            + (RESERVE_POINTS if reserve is not None else 0.0)
+            - ROUND_PRICE * rounds
+            - late * late
+        )
+
+
+# A dice-phase node: (rolls made, pool, route, values, reserve, placed since the roll,
+# reserved this round).
+Node = tuple[int, tuple[int, ...], Path, tuple[int, ...], int | None, bool, bool]
+
+
+class Choice(NamedTuple):
+    """A choice of the dice phase: its kind (place, place_reserve, reserve, modify,
+    reroll, move), the die's value it uses, the field, and a modification's step and
+    sign."""
+
+    kind: str
+    value: int = 0
+    spot: Spot | None = None
+    step: int = 0
+    sign: int = 0
+
+
+@dataclass
+class RoundSearch:
+    """The expectimax of one round's dice phase in one gear, with the control left."""
+
+    track: Track
+    outlook: Outlook
+    car: Spot
+    card_a: int
+    gear: int
+    timer: int
+    control: int
+    memo: dict[Node, float] = field(default_factory=dict)
+    ends: dict[tuple[Path, tuple[int, ...], int | None], tuple[float, int | None]] = field(
+        default_factory=dict
+    )
+    _children: dict[Path, list[Spot]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for path in self.track.paths(self.car, self.card_a):
+            if path:
+                self._children.setdefault(path[:-1], []).append(path[-1])
+
+    def next_spots(self, path: Path) -> list[Spot]:
+        return self._children.get(path, []) if len(path) < self.gear else []
+
+    def start_value(self, reserve: int | None) -> float:
+        """The round's expected value before the roll (RR-7)."""
+        count = DICE_COUNT - (reserve is not None)
+        return self._chance(1, count, (), (), reserve, False)
+
+    def _chance(
+        self,
+        rolls: int,
+        count: int,
+        path: Path,
+        values: tuple[int, ...],
+        reserve: int | None,
+        reserved: bool,
+    ) -> float:
+        return sum(
+            chance * self.value((rolls, faces, path, values, reserve, False, reserved))
+            for faces, chance in roll_outcomes(count)
+        )
+
+    def value(self, node: Node) -> float:
+        known = self.memo.get(node)
+        if known is None:
+            known = max(self.choice_value(node, choice) for choice in self.choices(node))
+            self.memo[node] = known
+        return known
+
+    def choices(self, node: Node) -> Iterator[Choice]:
+        """The choices the rules allow at node (RR-8, RR-9, RR-12 to RR-14, RR-16)."""
+        rolls, pool, path, values, reserve, placed, reserved = node
+        spots = self.next_spots(path)
+        used = placed or not (pool and spots)
+        may_reserve = reserve is None and not reserved and (used or len(pool) > 1)
+        for value in sorted(set(pool)):
+            yield from (Choice("place", value, spot) for spot in spots)
+            if may_reserve:
+                yield Choice("reserve", value)
+        if reserve is not None:
+            yield from (Choice("place_reserve", reserve, spot) for spot in spots)
+            yield from _modifications(values, reserve)
+        if rolls <= MAX_REROLLS and pool and placed:
+            yield Choice("reroll")
+        if used:
+            yield Choice("move")
+
+    def choice_value(self, node: Node, choice: Choice) -> float:
+        rolls, pool, path, values, reserve, _, reserved = node
+        if choice.kind == "move":
+            return self.drive_value(path, values, reserve)[0]
+        if choice.kind == "reroll":
+            return self._chance(rolls + 1, len(pool), path, values, reserve, reserved)
+        return self.value(_after(node, choice))
+
+    def drive_value(
+        self, path: Path, values: tuple[int, ...], reserve: int | None
+    ) -> tuple[float, int | None]:
+        """The best way to drive the route: (its value, the die that should miss its
+        lane, None when all fit), control spent as that needs (RR-15 to RR-24)."""
+        key = (path, values, reserve)
+        known = self.ends.get(key)
+        if known is None:
+            lanes = tuple(lane for _, lane in path)
+            known = (-math.inf, None)
+            for first_miss, cost in plan_costs(values, lanes):
+                if cost > self.control:
+                    continue
+                drive = self.track.drive(self.car, path, first_miss, self.gear)
+                settled = settle(
+                    drive, self.timer, self.control - cost, self.outlook.round_number >= MAX_ROUNDS
+                )
+                worth = self.outlook.value(drive, settled, reserve, self.track.state["card_starts"])
+                if worth > known[0]:
+                    known = (worth, first_miss)
+            self.ends[key] = known
+        return known
+
+
+def _modifications(values: tuple[int, ...], reserve: int) -> Iterator[Choice]:
+    """The reserve spent on a placed die, up or down, within 1..6 (RR-14)."""
+    for step, value in enumerate(values):
+        for sign in (1, -1):
+            if 1 <= value + sign * reserve <= 6:
+                yield Choice("modify", reserve, step=step, sign=sign)
+
+
+def _after(node: Node, choice: Choice) -> Node:
+    """The node a choice that throws no die leads to."""
+    rolls, pool, path, values, reserve, placed, reserved = node
+    if choice.kind == "place":
+        spot = choice.spot
+        assert spot is not None
+        rest = _without(pool, choice.value)
+        return (rolls, rest, (*path, spot), (*values, choice.value), reserve, True, reserved)
+    if choice.kind == "place_reserve":
+        spot = choice.spot
+        assert spot is not None
+        return (rolls, pool, (*path, spot), (*values, choice.value), None, placed, reserved)
+    if choice.kind == "reserve":
+        return (rolls, _without(pool, choice.value), path, values, choice.value, placed, True)
+    changed = list(values)
+    changed[choice.step] += choice.sign * choice.value  # modify (RR-14)
+    return (rolls, pool, path, tuple(changed), None, placed, reserved)
+
+
+def _without(pool: tuple[int, ...], value: int) -> tuple[int, ...]:
+    rest = list(pool)
+    rest.remove(value)
+    return tuple(rest)
+
+
+def outlook_of(state: State) -> Outlook:
+    """The race as the player sees it at this round: cards in view, cards still to draw."""
+    starts: list[int] = state["card_starts"]
+    undrawn_after = state["card_a"] + 2
+    if undrawn_after < len(starts) - 1:
+        seen = [entry["id"] for entry in state["deck"][:undrawn_after]]
+        hidden = len(starts) - 1 - undrawn_after
+        end, unseen = starts[undrawn_after], hidden * unseen_sections(seen)
+    else:
+        end, unseen = starts[-1], 0.0
+    return Outlook(len(starts) - 1, end, unseen, state["round"])
+
+
+class LookaheadPlayer:
+    """Plays each round by RoundSearch; reads only what the player sees of a state."""
+
+    def __init__(self) -> None:
+        self._search: RoundSearch | None = None
+        self._key: tuple[object, ...] = ()
+
+    def search(self, state: State, gear: int, control: int) -> RoundSearch:
+        shown = state["deck"][: state["card_a"] + 2]  # cards A and B: what the search reads
+        key = (
+            json.dumps(shown),
+            state["round"],
+            state["card_a"],
+            state["car"]["row"],
+            state["car"]["lane"],
+            gear,
+            state["timer"],
+            control,
+        )
+        if self._search is None or key != self._key:
+            track = Track(state["seed"], state)
+            car = (state["car"]["row"], state["car"]["lane"])
+            self._search = RoundSearch(
+                track, outlook_of(state), car, state["card_a"], gear, state["timer"], control
+            )
+            self._key = key
+        return self._search
+
+    def gear_values(self, state: State) -> dict[int, float]:
+        """The expected value of the round in each gear it may be driven in (RR-5, RR-6)."""
+        limit = limit_of(field_kind(state["track"], state["car"]["row"], state["car"]["lane"]))
+        options = gear_options(state["gear"], state["control"], state["no_upshift"])
+        return {
+            gear: self.search(state, gear, state["control"] - cost).start_value(state["reserve"])
+            for gear, cost in options
+            if limit is None or gear <= limit or gear == state["gear"]
+        }
+
+    def choose(self, state: State, options: list[Action]) -> Action:
+        if state["phase"] == "shift":
+            if state["shifted"]:
+                return {"type": "roll"}
+            values = self.gear_values(state)
+            gear = max(values, key=lambda gear: (values[gear], gear == state["gear"]))
+            return {"type": "roll"} if gear == state["gear"] else {"type": "gear", "gear": gear}
+        search = self.search(state, state["gear"], state["control"])
+        node = node_of(state)
+        best = max(search.choices(node), key=lambda choice: search.choice_value(node, choice))
+        return engine_action(state, search, best)
+
+
+def node_of(state: State) -> Node:
+    route = state["route"]
+    return (
+        state["rolls"],
+        tuple(sorted(state["pool"])),
+        tuple((die["row"], die["lane"]) for die in route),
+        tuple(die["value"] for die in route),
+        state["reserve"],
+        state["placed_since_roll"],
+        state["reserved_this_round"],
+    )
+
+
+def engine_action(state: State, search: RoundSearch, choice: Choice) -> Action:
+    """The engine's action for a choice of the search; before the drive, the control
+    its best plan spends, one point at a time (RR-15)."""
+    if choice.kind in ("place", "place_reserve"):
+        assert choice.spot is not None
+        where = {"row": choice.spot[0], "lane": choice.spot[1]}
+        if choice.kind == "place_reserve":
+            return {"type": "place_reserve", **where}
+        return {"type": "place", "die": state["pool"].index(choice.value), **where}
+    if choice.kind == "reserve":
+        return {"type": "reserve", "die": state["pool"].index(choice.value)}
+    if choice.kind == "modify":
+        return {"type": "modify", "step": choice.step, "delta": choice.sign}
+    if choice.kind == "reroll":
+        return {"type": "reroll"}
+    node = node_of(state)
+    first_miss = search.drive_value(node[2], node[3], node[4])[1]
+    return control_toward(state, first_miss) or {"type": "move"}
+
+
+def control_toward(state: State, first_miss: int | None) -> Action | None:
+    """A control point toward the plan: dice before first_miss fit, that one misses."""
+    for step, die in enumerate(state["route"]):
+        if first_miss is not None and step > first_miss:
+            break
+        target = nearest_value(die["value"], die["lane"], step != first_miss)
+        if target != die["value"]:
+            return {"type": "control", "step": step, "delta": 1 if target > die["value"] else -1}
+    return None
