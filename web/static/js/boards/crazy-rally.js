@@ -1,7 +1,7 @@
 // Crazy Rally board: car sheet, setup pairs, the timed test round, the hand and
 // the revealed track card. Offers only the choices found in legal_actions.
 import { legendBox } from "../legend.js";
-import { clear, h, restoreFocus } from "../ui.js";
+import { clear, h, keepsInSight, restoreFocus, scrollToShow } from "../ui.js";
 
 const PREVIEW_MS = 1600;
 const SYMBOLS = { tyre: ["◎", "tyre: +1 maximum speed"], wheel: ["✇", "steering wheel: +1 manoeuvrability"], nut: ["⬢", "nut: +1 body strength"] };
@@ -318,13 +318,17 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     keepInSight(panel);
   }
 
-  // On a phone the car sheet stays at the top of the screen: the step's panel is scrolled
-  // up to just below it, so the hand and the step's buttons are in view together.
+  // On a phone the page scrolls as little as it takes to show the car sheet's figures, the
+  // chosen card (or the first of the step's) and the step's buttons together. When they do
+  // not fit: before a card is chosen, the sheet and the first card, where the turn starts;
+  // once one is, the card and the buttons, or else the buttons.
   function keepInSight(panel) {
-    const sheet = root.querySelector(".car-sheet");
-    if (!interactive || getComputedStyle(sheet).position !== "sticky") return;
-    const shift = panel.getBoundingClientRect().top - sheet.offsetHeight - 8;
-    if (Math.abs(shift) > 1) window.scrollBy({ top: shift, behavior: "auto" });
+    if (!interactive || !keepsInSight(root.querySelector(".cr-board"))) return;
+    const chosen = panel.querySelector('.card[aria-pressed="true"]');
+    const card = chosen ?? panel.querySelector(".card") ?? panel;
+    const buttons = panel.querySelector(".cr-actions") ?? panel;
+    const sheet = root.querySelector(".car-sheet .stat-row");
+    scrollToShow(chosen ? [[sheet, card, buttons], [card, buttons], [buttons]] : [[sheet, card, buttons], [sheet, card]]);
   }
 
   return {
