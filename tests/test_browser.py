@@ -1138,12 +1138,15 @@ def test_the_arrow_keys_move_among_dice_and_a_chosen_die_never_hands_the_focus_t
     assert arrowed and passed_over
 
 
-# The disabled step buttons (Reroll, Drive) without words beside them that say why.
-UNEXPLAINED = """() => [...document.querySelectorAll("#board .step-actions button:disabled")]
+# The board's greyed-out controls without visible words beside them, tied with
+# aria-describedby, that say why.
+UNEXPLAINED = """() => [...document.querySelectorAll("#board button:disabled")]
   .filter((button) => {
     const why = document.getElementById(button.getAttribute("aria-describedby"));
     return !(why && why.checkVisibility() && why.textContent.trim());
-  }).map((button) => button.textContent)"""
+  }).map((button) => button.dataset.focusKey || button.textContent)"""
+DISABLED = """() => [...document.querySelectorAll("#board button:disabled")]
+  .map((button) => button.dataset.focusKey.split(":")[0])"""
 
 
 def test_a_disabled_reroll_or_drive_says_why_in_the_engines_words(open_page: OpenPage):
@@ -1161,9 +1164,55 @@ def test_a_disabled_reroll_or_drive_says_why_in_the_engines_words(open_page: Ope
     for control in ("reroll", "move"):
         expect(page.locator(key(control))).to_be_disabled()
         expect(page.locator(key(control))).to_have_accessible_description(re.compile(words))
-    for number, action in enumerate(actions[first_roll + 1 :], start=first_roll + 2):
-        assert page.evaluate(UNEXPLAINED) == [], f"before move {number}"
+
+
+# What each game's whole run greys out at least once.
+GREYED_OUT = {"rallye-raser": {"reroll", "move", "die"}, "crazy-rally": {"drive", "event"}}
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_every_disabled_control_says_why_beside_it(game: str, open_page: OpenPage):
+    """Over a whole game, before each move and with its die or card chosen, every greyed-out
+    control of the board (Reroll, Drive, a die, the reserve, an event card) has words beside
+    it saying why, tied to it with aria-describedby."""
+    seed = "browser-why"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}", 390)
+    wait_until_idle(page)
+    greyed: set[str] = set()
+    for number, action in enumerate(actions, start=1):
+        assert page.evaluate(UNEXPLAINED) == [], f"{game} before move {number}"
+        greyed.update(page.evaluate(DISABLED))
+        chosen = {"place": "die", "reserve": "die", "drive": "card"}.get(action["type"])
+        if chosen:
+            page.locator(key(f"{chosen}:{action[chosen]}")).click()
+            assert page.evaluate(UNEXPLAINED) == [], f"{game} move {number}, {chosen} chosen"
+            greyed.update(page.evaluate(DISABLED))
+            if chosen == "die":
+                # A die is chosen and put back with the same tap; a card stays chosen.
+                page.locator(key(f"die:{action['die']}")).click()
         play_through_ui(page, game, [action], already=number - 1)
+    assert greyed >= GREYED_OUT[game]
+
+
+def test_the_reserves_cost_and_the_missing_fields_are_said_on_the_page(open_page: OpenPage):
+    """While a die is held in reserve, the page says only two dice are rolled, before the
+    roll; the board's "?" names the green hatched fields that are missing from a card."""
+    game, seed = "rallye-raser", "browser-why"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    held = next(
+        index
+        for index in range(len(actions))
+        if (state := engine.view(engine.replay(seed, actions[:index])))["reserve"] is not None
+        and state["phase"] == "shift"
+    )
+    page = open_page(f"/play/{game}/{seed}", 390)
+    wait_until_idle(page)
+    play_through_ui(page, game, actions[:held])
+    expect(page.locator("#board")).to_contain_text("only the two other white dice are rolled")
+    page.locator("#board .legend-box summary").click()
+    expect(page.locator("#board .legend-list")).to_contain_text("Green hatched: no road")
 
 
 DRIVE_WARNINGS = ("loss_of_control", "engine_damage", "gear_check")

@@ -18,7 +18,7 @@ const STATUS = {
 };
 
 // RR-8: what rerolling and driving wait for.
-const PLACE_FIRST = "place a die of the latest roll on the road first";
+const PLACE_FIRST = "place a die of the latest roll on the road first (RR-8)";
 // RR-7: the roll throws every white die not held in reserve.
 const RESERVE_ROLL = "While you hold it, only the two other white dice are rolled.";
 
@@ -350,6 +350,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     const pressed = selected?.source === "pool" && selected.die === die;
     return h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": `die:${die}`, "data-primary": die === 0 || null,
       "aria-label": `White die ${die + 1} showing ${value}${pressed ? ", selected" : ""}`, disabled: !interactive || !usable,
+      "aria-describedby": interactive && !usable ? "dice-why" : null,
       onclick: () => select(pressed ? null : { source: "pool", die }), onkeydown: moveBetweenDice }, dieFace(value), pressed ? h("span", { class: "chosen" }, "✓") : null);
   }
 
@@ -360,12 +361,14 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       ? h("span", { class: "empty-slot" }, "empty")
       : h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": "reserve",
         "aria-label": `Reserved die showing ${view.reserve}${canPlace ? ": select to place it on the route" : ""}`, disabled: !interactive || !canPlace,
+        "aria-describedby": interactive && !canPlace ? "reserve-why" : null,
         onclick: () => select(pressed ? null : { source: "reserve" }), onkeydown: moveBetweenDice }, dieFace(view.reserve, "reserve"), pressed ? h("span", { class: "chosen" }, "✓") : null);
     const rule = view.reserve !== null && view.phase !== "dice" ? h("p", { class: "muted" }, RESERVE_ROLL) : null;
     // The chosen die may go here instead of on the road: its button beside the slot.
     const reserve = selected?.source === "pool" && interactive ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
+    const why = interactive && view.reserve !== null && !canPlace ? h("p", { class: "why-disabled", id: "reserve-why" }, `Reserve: ${whyNoPlace()}.`) : null;
     return [h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face,
-      reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null), rule];
+      reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null), why, rule];
   }
 
   function selectedHelp() {
@@ -403,7 +406,9 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       h("div", { class: "tray" },
         h("div", { class: "pool", role: "group", "aria-label": "White dice" }, h("span", { class: "tray-label" }, "Dice"),
           view.pool.length ? view.pool.map(poolDie) : h("span", { class: "empty-slot" }, "none left")),
-        reserveSlot()),
+        reserveSlot(),
+        interactive && view.pool.length && !legal.some((a) => a.type === "place" || a.type === "reserve")
+          ? h("p", { class: "why-disabled", id: "dice-why" }, `Dice: ${whyNoDie()}`) : null),
       selectedHelp(),
       driveControls());
   }
@@ -440,10 +445,23 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
 
   // Why the engine refuses a reroll now, in its words (RR-8).
   function whyNoReroll() {
-    if (view.rerolls_left === 0) return "at most two rerolls per round.";
-    if (!view.pool.length) return "no white die is left to reroll.";
-    if (!legal.some((a) => a.type === "place")) return "none of this roll can be placed now: drive on.";
+    if (view.rerolls_left === 0) return "at most two rerolls per round (RR-8).";
+    if (!view.pool.length) return "no white die is left to reroll (RR-8).";
+    if (!legal.some((a) => a.type === "place")) return "none of this roll can be placed now: drive on (RR-8).";
     return `${PLACE_FIRST}.`;
+  }
+
+  // Why no die can go on the route now, in the engine's words (RR-7, RR-9, RR-10).
+  function whyNoPlace() {
+    if (view.phase !== "dice") return "it goes on the route after the roll (RR-7)";
+    if (view.route.length >= view.gear) return "the route holds as many dice as the gear shows (RR-9)";
+    return "no open field lies ahead of or beside the car or the last placed die (RR-10)";
+  }
+
+  // Why the dice of the roll cannot be chosen: neither placed nor reserved (RR-12).
+  function whyNoDie() {
+    const reserve = view.reserve === null ? "none may be reserved now" : "the reserve holds a die already";
+    return `${whyNoPlace()}; ${reserve} (RR-12).`;
   }
 
   function routePanel() {
