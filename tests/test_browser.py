@@ -774,7 +774,7 @@ def test_a_run_in_progress_survives_a_reload(game: str, open_page: OpenPage):
 
 def test_on_a_phone_the_car_stays_in_sight_above_the_tray_when_it_drives(open_page: OpenPage):
     """The road scrolls to follow the car: after a drive that takes it off the top of the
-    screen, it is back in sight, and not under the dice tray fixed at the bottom."""
+    screen, it is back in sight, above the dice tray."""
     game, seed = "rallye-raser", "browser-follow"
     actions = heuristic_actions(seed)
     drives = [index for index, action in enumerate(actions) if action["type"] == "move"]
@@ -801,9 +801,10 @@ def test_on_a_phone_the_car_stays_in_sight_above_the_tray_when_it_drives(open_pa
     )
 
 
-PHONE = {"width": 390, "height": 844}
-# Which of the selectors' elements are not wholly on screen, or are covered (by a deck or
-# a sheet that stays on screen): none, when everything the step needs is in view.
+# The phones' screens: a common one and a small one.
+PHONES = ({"width": 390, "height": 844}, {"width": 360, "height": 740})
+# Which of the selectors' elements are not wholly on screen, or are covered: none, when
+# everything the step needs is in view.
 OUT_OF_VIEW = """(selectors) => selectors.flatMap((selector) =>
   [...document.querySelectorAll(selector)].map((element) => {
     const box = element.getBoundingClientRect();
@@ -814,21 +815,61 @@ OUT_OF_VIEW = """(selectors) => selectors.flatMap((selector) =>
     return seen ? null : `${selector} at ${Math.round(box.top)}..${Math.round(box.bottom)}`;
   }).concat(document.querySelector(selector) ? [] : [`no ${selector}`])).filter(Boolean)"""
 
+# What can be tapped (and the board's fields, lane labels and figures, and the guide's
+# words) whose centre is drawn on screen, inside the window and every box that clips it,
+# yet is not what the browser finds at that point: each named with what covers it.
+COVERED = """() => {
+  const name = (element) => {
+    if (!element) return "nothing";
+    const words = element.textContent.trim().slice(0, 30);
+    return element.dataset?.focusKey || `${element.tagName.toLowerCase()} "${words}"`;
+  };
+  const clippedAt = (element, x, y) => {
+    for (let box = element.parentElement; box; box = box.parentElement) {
+      if (getComputedStyle(box).overflow === "visible") continue;
+      const edge = box.getBoundingClientRect();
+      if (x < edge.left || x > edge.right || y < edge.top || y > edge.bottom) return true;
+    }
+    return false;
+  };
+  const drawn = document.querySelectorAll(`button, a[href], input, select, summary, #board .cell,
+    #board .lane-label, #board .dial, #board .stat, #guide p`);
+  return [...drawn].filter((element) => element.checkVisibility()).flatMap((element) => {
+    // A link broken over two lines: the middle of its first line.
+    const box = element.getClientRects()[0];
+    const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+    const off = x < 0 || y < 0 || x >= innerWidth || y >= innerHeight;
+    if (off || clippedAt(element, x, y)) return [];
+    const hit = document.elementFromPoint(x, y);
+    const found = hit && (hit === element || element.contains(hit));
+    return found ? [] : [`${name(element)} under ${name(hit)}`];
+  });
+}"""
+
 
 def expect_in_view(page: Page, selectors: list[str], step: str) -> None:
     """Every element of the selectors is in view together, without the test scrolling
-    (a smooth scroll of the page's own is waited for)."""
+    (a smooth scroll of the page's own is waited for), and nothing on screen that can be
+    tapped is covered."""
     try:
         page.wait_for_function(f"(s) => ({OUT_OF_VIEW})(s).length === 0", arg=selectors)
     except PlaywrightError:
         raise AssertionError(f"{step}: {page.evaluate(OUT_OF_VIEW, selectors)}") from None
+    assert page.evaluate(COVERED) == [], step
 
 
 def rallye_raser_step_view(action: dict[str, Any]) -> list[str]:
-    dials = ["#board .rr-dials .dial"]
+    dials = ["#board .rr-dials .dial", "#board .lane-label"]
     if action["type"] in ("gear", "roll"):
         return ["#board .has-car", *dials, key("roll")]
-    return ["#board .has-car", *dials, key("reroll"), key("move")]
+    steps = [key("reroll"), key("move")]
+    if action["type"] in ("place", "reserve"):
+        return ["#board .has-car", *dials, key(f"die:{action['die']}"), *steps]
+    if action["type"] in ("control", "modify"):
+        # The route's dice on the road with the adjusters that change them.
+        adjuster = key(f"{action['type']}:{action['step']}:{action['delta']}")
+        return ["#board .has-car", "#board .cell.on-route", *dials, adjuster]
+    return ["#board .has-car", *dials, *steps]
 
 
 def crazy_rally_step_view(action: dict[str, Any]) -> list[str]:
@@ -837,11 +878,13 @@ def crazy_rally_step_view(action: dict[str, Any]) -> list[str]:
         return [*sheet, '#board [data-focus-key^="apply:"]']
     if action["type"] == "start":
         return [*sheet, key("start")]
-    return [*sheet, '#board [data-focus-key^="card:"]', key("drive")]
+    # Where the turn starts: the hand's first card.
+    return [*sheet, "#board .hand > .card:first-child"]
 
 
-def test_on_a_phone_each_step_of_a_whole_game_is_in_view_without_scrolling(
-    open_page: OpenPage,
+@pytest.mark.parametrize("screen", PHONES, ids=lambda size: f"{size['width']}x{size['height']}")
+def test_on_a_phone_each_step_of_a_whole_game_is_in_view_and_nothing_covers_what_can_be_tapped(
+    screen: dict[str, int], open_page: OpenPage
 ):
     for game, actions in (
         ("rallye-raser", heuristic_actions("browser-phone")),
@@ -849,20 +892,26 @@ def test_on_a_phone_each_step_of_a_whole_game_is_in_view_without_scrolling(
     ):
         # The phone's screen from the start: a page laid out for a taller one and then
         # shrunk would keep its first scroll, which no phone does.
-        page = open_page(
-            f"/play/{game}/browser-phone", width=PHONE["width"], height=PHONE["height"]
-        )
+        page = open_page(f"/play/{game}/browser-phone", **screen)
         wait_until_idle(page)
         views = {"rallye-raser": rallye_raser_step_view, "crazy-rally": crazy_rally_step_view}
         for number, action in enumerate(actions, start=1):
             expect_in_view(page, views[game](action), f"{game} before move {number}")
-            if action["type"] == "place":
-                page.locator(key(f"die:{action['die']}")).click()
-                fields = ["#board .has-car", "#board .cell.target", key("move")]
+            if action["type"] in ("place", "reserve"):
+                # The car, the die's fields and what else it may do, with the die itself.
+                die = key(f"die:{action['die']}")
+                page.locator(die).click()
+                fields = ["#board .has-car", "#board .cell.target", die]
+                if page.locator(key("reserve-die")).count():
+                    fields.append(key("reserve-die"))
                 expect_in_view(page, fields, f"{game} move {number}, a die chosen")
-                page.locator(key(f"die:{action['die']}")).click()
+                page.locator(die).click()
+            if action["type"] == "drive":
+                page.locator(key(f"card:{action['card']}")).click()
+                modes = '#board [data-focus-key^="mode:"]'
+                expect_in_view(page, [modes, key("drive")], f"{game} move {number}, a card chosen")
             play_through_ui(page, game, [action], already=number - 1)
-        screenshot(page, f"phone-{game}-over-390")
+        screenshot(page, f"phone-{game}-over-{screen['width']}")
         page.context.close()
 
 
@@ -1089,12 +1138,15 @@ def test_the_arrow_keys_move_among_dice_and_a_chosen_die_never_hands_the_focus_t
     assert arrowed and passed_over
 
 
-# The disabled step buttons (Reroll, Drive) without words beside them that say why.
-UNEXPLAINED = """() => [...document.querySelectorAll("#board .step-actions button:disabled")]
+# The board's greyed-out controls without visible words beside them, tied with
+# aria-describedby, that say why.
+UNEXPLAINED = """() => [...document.querySelectorAll("#board button:disabled")]
   .filter((button) => {
     const why = document.getElementById(button.getAttribute("aria-describedby"));
     return !(why && why.checkVisibility() && why.textContent.trim());
-  }).map((button) => button.textContent)"""
+  }).map((button) => button.dataset.focusKey || button.textContent)"""
+DISABLED = """() => [...document.querySelectorAll("#board button:disabled")]
+  .map((button) => button.dataset.focusKey.split(":")[0])"""
 
 
 def test_a_disabled_reroll_or_drive_says_why_in_the_engines_words(open_page: OpenPage):
@@ -1112,9 +1164,55 @@ def test_a_disabled_reroll_or_drive_says_why_in_the_engines_words(open_page: Ope
     for control in ("reroll", "move"):
         expect(page.locator(key(control))).to_be_disabled()
         expect(page.locator(key(control))).to_have_accessible_description(re.compile(words))
-    for number, action in enumerate(actions[first_roll + 1 :], start=first_roll + 2):
-        assert page.evaluate(UNEXPLAINED) == [], f"before move {number}"
+
+
+# What each game's whole run greys out at least once.
+GREYED_OUT = {"rallye-raser": {"reroll", "move", "die"}, "crazy-rally": {"drive", "event"}}
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_every_disabled_control_says_why_beside_it(game: str, open_page: OpenPage):
+    """Over a whole game, before each move and with its die or card chosen, every greyed-out
+    control of the board (Reroll, Drive, a die, the reserve, an event card) has words beside
+    it saying why, tied to it with aria-describedby."""
+    seed = "browser-why"
+    actions = practice_run(game, seed)
+    page = open_page(f"/play/{game}/{seed}", 390)
+    wait_until_idle(page)
+    greyed: set[str] = set()
+    for number, action in enumerate(actions, start=1):
+        assert page.evaluate(UNEXPLAINED) == [], f"{game} before move {number}"
+        greyed.update(page.evaluate(DISABLED))
+        chosen = {"place": "die", "reserve": "die", "drive": "card"}.get(action["type"])
+        if chosen:
+            page.locator(key(f"{chosen}:{action[chosen]}")).click()
+            assert page.evaluate(UNEXPLAINED) == [], f"{game} move {number}, {chosen} chosen"
+            greyed.update(page.evaluate(DISABLED))
+            if chosen == "die":
+                # A die is chosen and put back with the same tap; a card stays chosen.
+                page.locator(key(f"die:{action['die']}")).click()
         play_through_ui(page, game, [action], already=number - 1)
+    assert greyed >= GREYED_OUT[game]
+
+
+def test_the_reserves_cost_and_the_missing_fields_are_said_on_the_page(open_page: OpenPage):
+    """While a die is held in reserve, the page says only two dice are rolled, before the
+    roll; the board's "?" names the green hatched fields that are missing from a card."""
+    game, seed = "rallye-raser", "browser-why"
+    engine = GAMES[game]
+    actions = practice_run(game, seed)
+    held = next(
+        index
+        for index in range(len(actions))
+        if (state := engine.view(engine.replay(seed, actions[:index])))["reserve"] is not None
+        and state["phase"] == "shift"
+    )
+    page = open_page(f"/play/{game}/{seed}", 390)
+    wait_until_idle(page)
+    play_through_ui(page, game, actions[:held])
+    expect(page.locator("#board")).to_contain_text("only the two other white dice are rolled")
+    page.locator("#board .legend-box summary").click()
+    expect(page.locator("#board .legend-list")).to_contain_text("Green hatched: no road")
 
 
 DRIVE_WARNINGS = ("loss_of_control", "engine_damage", "gear_check")

@@ -225,3 +225,8 @@ def test_the_front_end_refers_to_no_other_host():
     for path in front_end_files():
         text = path.read_text(encoding="utf-8").replace(SVG_NAMESPACE, "")
         assert not re.search(r"https?://|(src|href|url)\s*[=(]\s*[\"']?//", text), path
+
+
+def test_how_to_play_says_a_held_reserve_leaves_two_dice_to_roll(client: FlaskClient):
+    page = client.get("/how-to-play/rallye-raser").get_data(as_text=True)
+    assert "while you hold it, only the two other dice are rolled" in page

@@ -141,10 +141,29 @@ export function rememberFocus() {
 }
 
 // The focus moves without scrolling: the board scrolls itself to keep the car and the
-// step's controls in view (on a phone, clear of the deck at the bottom).
+// step's controls in view (keepInSight).
 export function restoreFocus(root, key) {
   if (!key) return;
   const same = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]:not(:disabled)`);
   const fallback = root.querySelector("[data-primary]:not(:disabled), button:not(:disabled)");
   (same || fallback)?.focus({ preventScroll: true });
+}
+
+// Whether the layout asks a board to keep its step in view itself (site.css: on a phone).
+export const keepsInSight = (board) => getComputedStyle(board).getPropertyValue("--keep-in-sight").trim() === "on";
+
+// Scrolls the page as little as it takes to show the first of spans (lists of elements,
+// the most wanted first) that fits on the screen whole; when none does, the last from its top.
+export function scrollToShow(spans, smooth = false) {
+  const margin = 8;
+  const room = window.innerHeight - 2 * margin;
+  const extent = (span) => {
+    const boxes = span.filter(Boolean).map((element) => element.getBoundingClientRect());
+    return [Math.min(...boxes.map((box) => box.top)), Math.max(...boxes.map((box) => box.bottom))];
+  };
+  const fitting = spans.map(extent).find(([top, bottom]) => bottom - top <= room);
+  const [top, bottom] = fitting ?? extent(spans[spans.length - 1]);
+  const over = bottom - (window.innerHeight - margin);
+  const shift = fitting && over > 0 ? over : top < margin || !fitting ? top - margin : 0;
+  if (shift) window.scrollBy({ top: shift, behavior: smooth ? "smooth" : "auto" });
 }

@@ -1,9 +1,11 @@
 // Crazy Rally board: car sheet, setup pairs, the timed test round, the hand and
 // the revealed track card. Offers only the choices found in legal_actions.
 import { legendBox } from "../legend.js";
-import { clear, h, restoreFocus } from "../ui.js";
+import { clear, h, keepsInSight, restoreFocus, scrollToShow } from "../ui.js";
 
 const PREVIEW_MS = 1600;
+// What Drive and the events wait for: the turn's adjustment card and its way (CR-11).
+const CHOOSE_FIRST = "choose a card and accelerate or brake first";
 const SYMBOLS = { tyre: ["◎", "tyre: +1 maximum speed"], wheel: ["✇", "steering wheel: +1 manoeuvrability"], nut: ["⬢", "nut: +1 body strength"] };
 const EFFECTS = { draw_two: "draw two cards", speed_up: "+1 speed", slow_down: "−1 speed" };
 const OUTCOMES = {
@@ -106,11 +108,12 @@ function cardFace(card, withSymbols) {
 }
 
 // stakes: lines saying what playing the card does, as the server says it.
-function cardButton(card, { pressed, focusKey, onclick, disabled, primary, withSymbols = false, stakes = [] }) {
+// describedBy: the id of the words saying why the card is greyed out.
+function cardButton(card, { pressed, focusKey, onclick, disabled, describedBy = null, primary, withSymbols = false, stakes = [] }) {
   return h("button", {
     type: "button", class: `card ${card.kind} ${card.colour}`,
     "aria-pressed": pressed === undefined ? null : String(pressed), "data-focus-key": focusKey,
-    "data-primary": primary || null, disabled, onclick,
+    "data-primary": primary || null, disabled, "aria-describedby": describedBy, onclick,
   }, cardFace(card, withSymbols),
   stakes.length ? h("span", { class: "card-stakes" }, stakes.map((line) => h("span", { class: line.warn ? "warn" : null }, h("span", { class: "sr-only" }, "; "), line.text))) : null,
   pressed ? h("span", { class: "chosen" }, "✓ chosen") : null);
@@ -285,17 +288,20 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
         ? h("div", { class: "hand", role: "group", "aria-labelledby": "events-title" },
           interactive ? choiceButton("No event", "event", "none", choice.event === null, () => pick("event", null)) : null,
           view.events.map((card) => cardButton(card, { pressed: interactive ? choice.event === card.id : undefined, focusKey: `event:${card.id}`,
-            disabled: !interactive || !events.includes(card.id), onclick: () => pick("event", card.id) })))
+            disabled: !interactive || !events.includes(card.id), describedBy: interactive && !events.includes(card.id) ? "events-why" : null, onclick: () => pick("event", card.id) })))
         : h("p", { class: "muted" }, `No event cards in hand. Each one kept to the end is worth ${points(view.event_bonus)}.`),
-      // The step's buttons: on a phone they stay at the bottom of the screen.
+      interactive && view.events.some((card) => !events.includes(card.id))
+        ? h("p", { class: "why-disabled", id: "events-why" }, `Event cards: one may follow the turn's card (CR-14): ${CHOOSE_FIRST}.`) : null,
+      // The step's buttons, last: on a phone the page scrolls them into view with the chosen card.
       h("div", { class: "cr-actions" },
         interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
           modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
         action ? h("ul", { class: "log drive-stakes", "aria-label": "What this turn's cards do" }, notesOf(action).map((n) =>
           h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`))) : null,
         interactive ? h("div", { class: "actions" },
-          h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, onclick: () => act(action) },
-            action ? `Drive: ${describeAction(action, view)}` : "Drive (choose a card and accelerate or brake)")) : null));
+          h("button", { type: "button", class: "primary", "data-focus-key": "drive", disabled: !action, "aria-describedby": action ? null : "drive-why", onclick: () => act(action) },
+            action ? `Drive: ${describeAction(action, view)}` : "Drive"),
+          action ? null : h("p", { class: "why-disabled", id: "drive-why" }, `Drive: ${CHOOSE_FIRST} (CR-11).`)) : null));
   }
 
   function overPanel() {
@@ -318,13 +324,17 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     keepInSight(panel);
   }
 
-  // On a phone the car sheet stays at the top of the screen: the step's panel is scrolled
-  // up to just below it, so the hand and the step's buttons are in view together.
+  // On a phone the page scrolls as little as it takes to show the car sheet's figures, the
+  // chosen card (or the first of the step's) and the step's buttons together. When they do
+  // not fit: before a card is chosen, the sheet and the first card, where the turn starts;
+  // once one is, the card and the buttons, or else the buttons.
   function keepInSight(panel) {
-    const sheet = root.querySelector(".car-sheet");
-    if (!interactive || getComputedStyle(sheet).position !== "sticky") return;
-    const shift = panel.getBoundingClientRect().top - sheet.offsetHeight - 8;
-    if (Math.abs(shift) > 1) window.scrollBy({ top: shift, behavior: "auto" });
+    if (!interactive || !keepsInSight(root.querySelector(".cr-board"))) return;
+    const chosen = panel.querySelector('.card[aria-pressed="true"]');
+    const card = chosen ?? panel.querySelector(".card") ?? panel;
+    const buttons = panel.querySelector(".cr-actions") ?? panel;
+    const sheet = root.querySelector(".car-sheet .stat-row");
+    scrollToShow(chosen ? [[sheet, card, buttons], [card, buttons], [buttons]] : [[sheet, card, buttons], [sheet, card]]);
   }
 
   return {

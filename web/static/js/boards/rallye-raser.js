@@ -3,7 +3,7 @@
 // Only actions found in legal_actions are offered.
 import { dieFace } from "../dice.js";
 import { legendBox } from "../legend.js";
-import { clear, h, restoreFocus, signed } from "../ui.js";
+import { clear, h, keepsInSight, restoreFocus, scrollToShow, signed } from "../ui.js";
 
 const LANES = ["L", "M", "R"];
 const LANE_NAMES = { L: "left", M: "middle", R: "right" };
@@ -18,7 +18,7 @@ const STATUS = {
 };
 
 // RR-8: what rerolling and driving wait for.
-const PLACE_FIRST = "place a die of the latest roll on the road first";
+const PLACE_FIRST = "place a die of the latest roll on the road first (RR-8)";
 // RR-7: the roll throws every white die not held in reserve.
 const RESERVE_ROLL = "While you hold it, only the two other white dice are rolled.";
 
@@ -285,7 +285,13 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     }
     grid.append(h("div", { class: "row-label", "aria-hidden": "true" }),
       ...LANES.map((lane) => h("div", { class: "lane-label" }, h("b", {}, lane), h("small", {}, LANE_DICE[lane]))));
-    return h("div", { class: "road-wrap" }, legendBox(legend()), grid,
+    return h("div", { class: "road-wrap" }, legendBox(legend()), grid);
+  }
+
+  // What the road's symbols mean and what is left of the deck: under the road on a wide
+  // screen, below the step's controls on a phone, so nothing comes between the road and them.
+  function roadNotes() {
+    return h("div", { class: "rr-notes" },
       h("p", { class: "muted small" }, `${view.cards_remaining} ${view.cards_remaining === 1 ? "card" : "cards"} still in the deck. A die drives the left lane with 1–2, the middle with 3–4, the right with 5–6.`),
       h("ul", { class: "legend small", "aria-hidden": "true" },
         h("li", {}, h("span", { class: "limit-sign inline" }, "2"), " speed limit"),
@@ -344,6 +350,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     const pressed = selected?.source === "pool" && selected.die === die;
     return h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": `die:${die}`, "data-primary": die === 0 || null,
       "aria-label": `White die ${die + 1} showing ${value}${pressed ? ", selected" : ""}`, disabled: !interactive || !usable,
+      "aria-describedby": interactive && !usable ? "dice-why" : null,
       onclick: () => select(pressed ? null : { source: "pool", die }), onkeydown: moveBetweenDice }, dieFace(value), pressed ? h("span", { class: "chosen" }, "✓") : null);
   }
 
@@ -354,19 +361,22 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       ? h("span", { class: "empty-slot" }, "empty")
       : h("button", { type: "button", class: "die-button", "aria-pressed": String(pressed), "data-focus-key": "reserve",
         "aria-label": `Reserved die showing ${view.reserve}${canPlace ? ": select to place it on the route" : ""}`, disabled: !interactive || !canPlace,
+        "aria-describedby": interactive && !canPlace ? "reserve-why" : null,
         onclick: () => select(pressed ? null : { source: "reserve" }), onkeydown: moveBetweenDice }, dieFace(view.reserve, "reserve"), pressed ? h("span", { class: "chosen" }, "✓") : null);
     const rule = view.reserve !== null && view.phase !== "dice" ? h("p", { class: "muted" }, RESERVE_ROLL) : null;
-    return [h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face), rule];
+    // The chosen die may go here instead of on the road: its button beside the slot.
+    const reserve = selected?.source === "pool" && interactive ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
+    const why = interactive && view.reserve !== null && !canPlace ? h("p", { class: "why-disabled", id: "reserve-why" }, `Reserve: ${whyNoPlace()}.`) : null;
+    return [h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face,
+      reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null), why, rule];
   }
 
   function selectedHelp() {
     if (!selected || !interactive) return null;
-    const reserve = selected.source === "pool" ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
     const count = placeActions().length;
     return h("div", { class: "actions" },
       h("p", { class: "hint" }, count ? `Choose a field marked + (${count} ${count === 1 ? "choice" : "choices"}; arrow keys move between them). ✗: the die does not fit its lane, a loss of control.` : "This die cannot go on the route now."),
-      count ? h("p", { class: "rr-stakes", "aria-live": "polite" }, "Point at a field to see what placing the die there does.") : null,
-      reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null);
+      count ? h("p", { class: "rr-stakes", "aria-live": "polite" }, "Point at a field to see what placing the die there does.") : null);
   }
 
   function routeList() {
@@ -396,40 +406,62 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
       h("div", { class: "tray" },
         h("div", { class: "pool", role: "group", "aria-label": "White dice" }, h("span", { class: "tray-label" }, "Dice"),
           view.pool.length ? view.pool.map(poolDie) : h("span", { class: "empty-slot" }, "none left")),
-        reserveSlot()),
+        reserveSlot(),
+        interactive && view.pool.length && !legal.some((a) => a.type === "place" || a.type === "reserve")
+          ? h("p", { class: "why-disabled", id: "dice-why" }, `Dice: ${whyNoDie()}`) : null),
       selectedHelp(),
       driveControls());
   }
 
-  // Reroll and Drive, with what driving now would do (as the engine resolves it).
+  // Reroll and Drive, then what driving now would do (as the engine resolves it): the
+  // buttons first, right below the dice, so a phone shows them with the road.
   function driveControls() {
     const reroll = legal.find((a) => a.type === "reroll");
     const move = legal.find((a) => a.type === "move");
     const drive = move ? notesOf(move) : [];
     const damaging = drive.some((n) => n.kind === "engine_damage");
+    // Why each is greyed out, beside them: one line when the reason is the same (a die of
+    // the roll to place first), which keeps the deck short on a phone.
+    const noReroll = reroll ? null : whyNoReroll();
+    const noMove = move ? null : `${PLACE_FIRST}.`;
+    const same = noReroll !== null && noReroll === noMove;
     return [
-      drive.length ? h("div", { class: "drive-stakes" }, h("h3", {}, "If you drive now"),
-        h("ul", { class: "log" }, drive.map((n) => h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`)))) : null,
       interactive && confirming && damaging ? h("div", { class: "confirm", role: "group", "aria-label": "Drive with a short route?" },
         h("p", {}, view.route.length ? `Drive with ${view.route.length} of ${view.gear} dice? The engine is damaged: gear 1, no upshift next round.` : "Drive without placing a die? The engine is damaged: gear 1, no upshift next round."),
         h("button", { type: "button", class: "primary", "data-focus-key": "move-confirm", onclick: () => act(move) }, "Drive anyway"),
         h("button", { type: "button", "data-focus-key": "move-cancel", onclick: () => { confirming = false; draw(); restoreFocus(root, "move"); } }, "Keep placing")) : null,
       interactive ? h("div", { class: "actions step-actions" },
-        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, "aria-describedby": reroll ? null : "reroll-why",
+        h("button", { type: "button", "data-focus-key": "reroll", disabled: !reroll, "aria-describedby": noReroll ? "reroll-why" : null,
           onclick: () => act(reroll) }, `Reroll (${view.rerolls_left} left)`),
-        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move, "aria-describedby": move ? null : "move-why",
+        h("button", { type: "button", class: "primary", "data-focus-key": "move", disabled: !move, "aria-describedby": noMove ? (same ? "reroll-why" : "move-why") : null,
           onclick: () => (damaging ? askBeforeDriving() : act(move)) }, "Drive the route"),
-        reroll ? null : h("p", { class: "why-disabled", id: "reroll-why" }, `Reroll: ${whyNoReroll()}`),
-        move ? null : h("p", { class: "why-disabled", id: "move-why" }, `Drive: ${PLACE_FIRST}.`)) : null,
+        same ? h("p", { class: "why-disabled", id: "reroll-why" }, `Reroll and Drive: ${noReroll}`) : [
+          noReroll ? h("p", { class: "why-disabled", id: "reroll-why" }, `Reroll: ${noReroll}`) : null,
+          noMove ? h("p", { class: "why-disabled", id: "move-why" }, `Drive: ${noMove}`) : null]) : null,
+      drive.length ? h("div", { class: "drive-stakes" }, h("h3", {}, "If you drive now"),
+        h("ul", { class: "log" }, drive.map((n) => h("li", { "data-kind": n.kind, class: WARNINGS.has(n.kind) ? "warn" : null }, `${cap(n.text)}.`)))) : null,
     ];
   }
 
   // Why the engine refuses a reroll now, in its words (RR-8).
   function whyNoReroll() {
-    if (view.rerolls_left === 0) return "at most two rerolls per round.";
-    if (!view.pool.length) return "no white die is left to reroll.";
-    if (!legal.some((a) => a.type === "place")) return "none of this roll can be placed now: drive on.";
+    if (view.rerolls_left === 0) return "at most two rerolls per round (RR-8).";
+    if (!view.pool.length) return "no white die is left to reroll (RR-8).";
+    if (!legal.some((a) => a.type === "place")) return "none of this roll can be placed now: drive on (RR-8).";
     return `${PLACE_FIRST}.`;
+  }
+
+  // Why no die can go on the route now, in the engine's words (RR-7, RR-9, RR-10).
+  function whyNoPlace() {
+    if (view.phase !== "dice") return "it goes on the route after the roll (RR-7)";
+    if (view.route.length >= view.gear) return "the route holds as many dice as the gear shows (RR-9)";
+    return "no open field lies ahead of or beside the car or the last placed die (RR-10)";
+  }
+
+  // Why the dice of the roll cannot be chosen: neither placed nor reserved (RR-12).
+  function whyNoDie() {
+    const reserve = view.reserve === null ? "none may be reserved now" : "the reserve holds a die already";
+    return `${whyNoPlace()}; ${reserve} (RR-12).`;
   }
 
   function routePanel() {
@@ -462,38 +494,49 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     return view.phase === "shift" ? shiftControls() : diceTray();
   }
 
-  // On a narrow screen the tray stays at the bottom of the screen while the road scrolls by.
-  // The dials, the dice and the buttons of the step form one deck: on a phone it stays at
-  // the bottom of the screen while the road scrolls by above it.
+  // The dice and the buttons of the step form one deck, under the dials beside the road on
+  // a wide screen. On a phone the dials stand beside the road, and the route and the deck
+  // follow below it: nothing is drawn over the road.
   function draw() {
     clear(root, h("div", { class: "rr-board" },
       h("div", { class: "rr-road" }, road()),
-      h("div", { class: "rr-tray" }, dials(), controls()),
+      dials(),
+      h("div", { class: "rr-tray" }, controls()),
       routePanel(),
-      lastRound()));
+      lastRound(),
+      roadNotes()));
     keepInSight();
   }
 
-  // Keep the car and the fields it can reach on screen, clear of the deck where the deck
-  // stays at the bottom, scrolling as little as that takes. On a wide screen only once the
-  // car has moved, so the page does not jump on load; never in a replay, whose reader may
-  // be looking elsewhere on the page.
+  // Keep the car, the fields it can reach and the dice of its route on screen, scrolling
+  // as little as that takes. On a phone, together with the dials beside the road, the route
+  // and its adjusters below it and the deck below that, so the fields and the controls that
+  // act on them are seen at once; when that is taller than the screen, as much as fits of
+  // what the step needs: with a die chosen, the dice and the reserve; otherwise the deck's
+  // buttons, or else the route's adjusters. On a wide screen, where the deck stands beside
+  // the road, only once the car has moved, so the page does not jump on load; never in a
+  // replay, whose reader may be looking elsewhere on the page.
   function keepInSight() {
     const position = `${view.car.row}:${view.car.lane}`; // rows count from the start of the race
     const moved = carShownAt !== null && position !== carShownAt;
     carShownAt = position;
     const car = root.querySelector(".has-car");
     if (!interactive || !car) return;
-    const tray = root.querySelector(".rr-tray");
-    const docked = getComputedStyle(tray).position === "sticky";
-    if (!docked && !moved) return;
-    const boxes = [car, ...root.querySelectorAll(".cell.target")].map((cell) => cell.getBoundingClientRect());
-    const top = Math.min(...boxes.map((box) => box.top));
-    const bottom = Math.max(...boxes.map((box) => box.bottom));
-    const floor = (docked ? window.innerHeight - tray.offsetHeight : window.innerHeight) - 8;
-    const shift = bottom > floor ? bottom - floor : top < 8 ? top - 8 : 0;
+    const fields = [car, ...root.querySelectorAll(".cell.target, .cell.on-route")];
     const smooth = moved && !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    if (shift) window.scrollBy({ top: shift, behavior: smooth ? "smooth" : "auto" });
+    if (!keepsInSight(root.querySelector(".rr-board"))) {
+      if (moved) scrollToShow([fields], smooth);
+      return;
+    }
+    const near = [...fields, root.querySelector(".rr-dials")];
+    const whole = [...near, root.querySelector(".rr-tray")];
+    if (selected) {
+      scrollToShow([whole, [...near, root.querySelector(".rr-tray .tray")], fields], smooth);
+    } else {
+      const buttons = [...near, root.querySelector(".rr-tray .step-actions")];
+      const route = [...near, root.querySelector(".rr-route")];
+      scrollToShow([whole, buttons, route, fields], smooth);
+    }
   }
 
   return {
