@@ -15,7 +15,9 @@ same samples serve every action, so that the differences between actions are
 measured more precisely than the results themselves. The base player's own
 action stands unless another is measured better by more than its error: a
 rollout policy is then, on average, at least as strong as the policy it rolls
-out.
+out. A game whose base player is stronger than the one it rolls out
+(`ExpertParts.base_decides`: Rallye Raser, whose base action is the round's exact
+expectimax of solver.rallye_raser.lookahead) takes the base action as it is.
 
 Grading a run replays it and, at every decision with more than one distinct
 choice, measures the player's action beside the expert's on the same samples:
@@ -160,6 +162,7 @@ def _measure(
     the base player's action and the graded one (if any) are then tried in all.
     The base player's action stands unless another is measured better by more than
     `CHOICE_MARGIN` standard errors: the highest of many noisy means is often noise.
+    When the base decides (`base_decides`), only it and the graded action are measured.
     """
     parts = _parts(game_name)
     total, screen = parts.samples, parts.screen_samples
