@@ -131,11 +131,23 @@ class Outlook:
     ) -> float:
         """The expected points of the race after a round that ended so, less the price
         of the rounds still to drive."""
+        points, rounds = self.parts(drive, settled, reserve, starts)
+        return points - ROUND_PRICE * rounds
+
+    def parts(
+        self,
+        drive: Drive,
+        settled: tuple[str, int, int] | None,
+        reserve: int | None,
+        starts: list[int],
+    ) -> tuple[float, float]:
+        """(the points the race can be expected to end with, the rounds it will have
+        taken in all) after a round that ended so."""
         if settled is None:
-            return -ROUND_PRICE * MAX_ROUNDS  # unfinished: no score (RR-22, RR-26)
+            return 0.0, float(MAX_ROUNDS)  # unfinished: no score (RR-22, RR-26)
         kind, timer, control = settled
         if kind == "finish":
-            return 2 * timer + control - ROUND_PRICE * self.round_number
+            return float(2 * timer + control), float(self.round_number)
         checks = self.card_count - 1 - card_index(starts, drive.car[0])
         rounds = (
             self.round_number
@@ -143,13 +155,9 @@ class Outlook:
             + (3 - drive.gear) * SLOW_GEAR_ROUNDS
             + drive.damaged * DAMAGE_ROUNDS
         )
-        late = max(0.0, rounds - SAFE_ROUNDS)
-        return (
-            dial_points(timer, control, checks, MISHAP)
-            + (RESERVE_POINTS if reserve is not None else 0.0)
-            - ROUND_PRICE * rounds
-            - late * late
-        )
+        late = max(0.0, rounds - SAFE_ROUNDS)  # the risk of RR-26's bound, in points
+        points = dial_points(timer, control, checks, MISHAP) - late * late
+        return points + (RESERVE_POINTS if reserve is not None else 0.0), rounds
 
 
 # A dice-phase node: (rolls made, pool, route, values, reserve, placed since the roll,
