@@ -8,20 +8,23 @@ of the test round and the cards drawn). It chooses by measurement: every
 distinct legal action is played in states the engine samples to agree with the
 view (`Game.sample_state`), the unseen (the future dice, the undrawn cards,
 their order) drawn from a generator seeded from rng_seed and the view, never
-from the puzzle's seed; from there a base player plays on to the
-end (Crazy Rally: the heuristic player; Rallye Raser: the careful player of
-solver.rallye_raser.expert); each game's parts are its kit's (solver.kit). The
-same samples serve every action, so that the differences between actions are
-measured more precisely than the results themselves. The base player's own
-action stands unless another is measured better by more than its error: a
-rollout policy is then, on average, at least as strong as the policy it rolls
-out. A game whose base player is stronger than the one it rolls out
-(`ExpertParts.base_decides`: Rallye Raser, whose base action is the round's exact
-expectimax of solver.rallye_raser.lookahead) takes the base action as it is.
+from the puzzle's seed. Each game's parts are its kit's (solver.kit), and a game
+measures choices in one of two ways:
+- by rollouts (Crazy Rally): from each sampled state a base player (the heuristic
+  player) plays on to the end. The same samples serve every action, so that the
+  differences between actions are measured more precisely than the results
+  themselves. The base player's own action stands unless another is measured better
+  by more than its error: a rollout policy is then, on average, at least as strong as
+  the policy it rolls out;
+- exactly (Rallye Raser): the base player is the round's exact expectimax of
+  solver.rallye_raser.lookahead, which is its own expert, and it values any action as
+  the expected result after it, summed over every die of the round.
 
 Grading a run replays it and, at every decision with more than one distinct
-choice, measures the player's action beside the expert's on the same samples:
-the mean difference is the expected loss, zero when they coincide.
+choice, measures the player's action beside the expert's: by rollouts, on the same
+samples, the mean difference with its error; exactly, the difference of the two
+values, with no sampling error. Either is the expected loss, zero when the two
+choices coincide.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from puzzles import get_game
 from puzzles.base import Action, AnyGame, Memory, State
 from puzzles.playout import play_out
 from solver.core import solve
-from solver.kit import ExpertParts
+from solver.kit import ExpertParts, Rollouts
 from solver.registry import kit_of
 
 KEEP = 2  # screened candidates measured on every sample
@@ -52,6 +55,19 @@ CHOICE_MARGIN = 2.0
 def _parts(game_name: str) -> ExpertParts[Any]:
     """The expert's game-specific parts (its kit's), including how many samples it takes."""
     return kit_of(game_name).expert
+
+
+def _rollouts(game_name: str) -> Rollouts[Any]:
+    rollouts = _parts(game_name).rollouts
+    if rollouts is None:
+        raise ValueError(f"{game_name}'s expert measures its choices exactly, not by rollouts")
+    return rollouts
+
+
+def samples_of(game_name: str) -> int:
+    """Sampled futures per decision: 0 for a game that measures choices exactly."""
+    rollouts = _parts(game_name).rollouts
+    return 0 if rollouts is None else rollouts.samples
 
 
 class PlayerView:
@@ -141,7 +157,7 @@ def _results(
     game_name: str, found: Candidates, index: int, samples: range
 ) -> list[tuple[float, float]]:
     """The results of candidate index in the given sampled states, played on to the end."""
-    outlook = _parts(game_name).outlook
+    outlook = _rollouts(game_name).outlook
     game = get_game(game_name)
     action = found.actions[index]
     return [outlook(game.apply(found.states[i], action)) for i in samples]
@@ -162,13 +178,9 @@ def _measure(
     the base player's action and the graded one (if any) are then tried in all.
     The base player's action stands unless another is measured better by more than
     `CHOICE_MARGIN` standard errors: the highest of many noisy means is often noise.
-    When the base decides (`base_decides`), only it and the graded action are measured.
     """
-    parts = _parts(game_name)
-    total, screen = parts.samples, parts.screen_samples
-    if parts.base_decides:
-        kept = {found.base, *([] if graded is None else [graded])}
-        return found.base, {i: _results(game_name, found, i, range(total)) for i in sorted(kept)}
+    rollouts = _rollouts(game_name)
+    total, screen = rollouts.samples, rollouts.screen_samples
     first = {i: _results(game_name, found, i, range(screen)) for i in range(len(found.actions))}
     ranked = sorted(first, key=lambda i: -statistics.fmean(_utilities(game_name, first[i])))
     kept = {*ranked[:KEEP], found.base, *([] if graded is None else [graded])}
@@ -188,9 +200,8 @@ def _measure(
 def choose(game_name: str, view: dict[str, Any], rng_seed: int = 0) -> Action:
     """The expert's action for the player's view (see PlayerView), deterministic for
     one view and rng_seed."""
-    parts = _parts(game_name)
-    found = candidates(game_name, view, rng_seed, 1 if parts.base_decides else parts.samples)
-    if len(found.actions) == 1 or parts.base_decides:
+    found = candidates(game_name, view, rng_seed, max(1, samples_of(game_name)))
+    if len(found.actions) == 1 or _parts(game_name).rollouts is None:
         return found.actions[found.base]
     return found.actions[_measure(game_name, found)[0]]
 
@@ -245,10 +256,12 @@ def grade(
 ) -> dict[str, Any] | None:
     """The expected loss of action against the expert's choice in this view; None when
     the view leaves only one distinct choice (no decision)."""
-    found = candidates(game_name, view, rng_seed, _parts(game_name).samples)
+    found = candidates(game_name, view, rng_seed, max(1, samples_of(game_name)))
     if len(found.actions) == 1:
         return None
     chosen = found.keys.index(_key(game_name, found.states[0], action))
+    if _parts(game_name).rollouts is None:
+        return _exact_grade(game_name, found, chosen)
     best, measured = _measure(game_name, found, chosen)
     expert, player = measured[best], measured[chosen]
     points = [e[0] - p[0] for e, p in zip(expert, player, strict=True)]
@@ -258,6 +271,25 @@ def grade(
         "expert": found.actions[best],
         "loss": _pair(_mean_error(points), _mean_error(tiebreak)),
         "expected": {"player": _expected(player), "expert": _expected(expert)},
+    }
+
+
+def _exact_grade(game_name: str, found: Candidates, chosen: int) -> dict[str, Any]:
+    """The grade of candidate chosen by the game's exact values: no sampling error."""
+    value_of = _parts(game_name).action_outlook
+    assert value_of is not None, "an expert without rollouts values actions exactly"
+    state = found.states[0]
+    expert = value_of(state, found.actions[found.base])
+    player = expert if chosen == found.base else value_of(state, found.actions[chosen])
+    exact = [(expert[0] - player[0], 0.0), (expert[1] - player[1], 0.0)]
+    return {
+        "action": found.actions[chosen],
+        "expert": found.actions[found.base],
+        "loss": _pair(*exact),
+        "expected": {
+            "player": _pair((player[0], 0.0), (player[1], 0.0)),
+            "expert": _pair((expert[0], 0.0), (expert[1], 0.0)),
+        },
     }
 
 
@@ -317,6 +349,6 @@ def analyse(
         ),
         "decisions": decisions,
         "rng_seed": rng_seed,
-        "samples": parts.samples,
+        "samples": samples_of(game_name),
         "seconds": round(time.perf_counter() - started, 3),
     }

@@ -42,26 +42,40 @@ class Optimum:
 
 
 @dataclass(frozen=True)
+class Rollouts(Generic[S]):
+    """How the expert measures a choice by playing on: `outlook` is the (points,
+    tie-break) of a base player played on to the end from a state; each decision is
+    measured on `samples` sampled states, `screen_samples` of which first screen every
+    candidate."""
+
+    outlook: Callable[[S], tuple[float, float]]
+    samples: int
+    screen_samples: int
+
+
+@dataclass(frozen=True)
 class ExpertParts(Generic[S]):
     """What the expert (solver.expert) needs of a game beyond its engine (whose memory of
     what the player has seen, and states sampled to agree with it, it plays in).
 
-    `base_action` is the base player's pick, `outlook` its (points, tie-break) played on
-    to the end, and `result` the (points, tie-break) of a finished run. A point is worth
-    `point_weight` tie-break steps; each decision is measured on `samples` sampled
-    states, `screen_samples` of which first screen every candidate. With
-    `base_decides`, the base player's pick is the expert's own: the rollouts only
-    measure a graded action beside it, since they would pull a base stronger than the
-    player they roll out toward that player's choices.
+    `base_action` is the base player's pick and `result` the (points, tie-break) of a
+    finished run; a point is worth `point_weight` tie-break steps. A choice is measured
+    in one of two ways:
+    - `rollouts`: every candidate is played on by the base player in sampled states,
+      and the expert departs from the base player where another choice measures better;
+    - `action_outlook`: the base player is the expert, and it values any action exactly,
+      as the expected (points, tie-break) of the run after it, the base playing on.
     """
 
     base_action: Callable[[S, list[Action]], Action]
-    outlook: Callable[[S], tuple[float, float]]
     result: Callable[[S], tuple[int, int]]
     point_weight: int
-    samples: int
-    screen_samples: int
-    base_decides: bool = False
+    rollouts: Rollouts[S] | None = None
+    action_outlook: Callable[[S, Action], tuple[float, float]] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.rollouts is None) == (self.action_outlook is None):
+            raise ValueError("an expert measures choices by rollouts or by action_outlook")
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from puzzles.base import (
 )
 from puzzles.playout import play_out
 from puzzles.rng import Stream
-from solver.kit import Example, ExpertParts, GameKit, Mark, Optimum, Presentation
+from solver.kit import Example, ExpertParts, GameKit, Mark, Optimum, Presentation, Rollouts
 
 GOAL = 6  # reached by pushes alone, without any wind: every climb can finish
 MAX_TURNS = 6
@@ -275,11 +275,9 @@ KIT = GameKit(
     heuristic_actions=heuristic_actions,
     expert=ExpertParts(
         base_action=steady_step,
-        outlook=outlook,
         result=result,
         point_weight=MAX_TURNS + 1,
-        samples=4,
-        screen_samples=2,
+        rollouts=Rollouts(outlook=outlook, samples=4, screen_samples=2),
     ),
     presentation=Presentation(
         blurb="A short climb against the wind: push or rest, and reach the top with energy"

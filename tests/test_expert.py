@@ -31,8 +31,11 @@ games = pytest.mark.parametrize("game_name", sorted(GAMES))
 def few_samples(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fewer sampled states per decision: the same method, at a tenth of the cost."""
     for name, kit in list(KITS.items()):
-        fewer = replace(kit.expert, samples=4, screen_samples=2)
-        monkeypatch.setitem(KITS, name, replace(kit, expert=fewer))
+        if kit.expert.rollouts is not None:
+            rollouts = replace(kit.expert.rollouts, samples=4, screen_samples=2)
+            monkeypatch.setitem(
+                KITS, name, replace(kit, expert=replace(kit.expert, rollouts=rollouts))
+            )
 
 
 def run_prefix(game_name: str, seed: str, length: int) -> list[Any]:

@@ -6,13 +6,15 @@ import math
 from typing import Any
 
 from puzzles.rallye_raser.engine import RallyeRaser
-from solver.expert import PlayerView
+from solver.expert import PlayerView, analyse
 from solver.rallye_raser.lookahead import (
     CLEAN_FINISH,
+    ROUND_PRICE,
     LookaheadPlayer,
     dial_points,
     roll_outcomes,
 )
+from solver.rallye_raser.players import heuristic_actions
 
 GAME = RallyeRaser()
 
@@ -63,3 +65,43 @@ def test_the_search_decides_from_the_view_alone() -> None:
             picks.append(LookaheadPlayer().choose(state, GAME.legal_actions(state)))
         assert picks[0] == picks[1]
         assert picks[0] in GAME.legal_actions(GAME.sample_state(view, view["seen"], "third"))
+
+
+def _expert_run(seed: str, length: int) -> list[Any]:
+    state, player, actions = GAME.new_game(seed), LookaheadPlayer(), []
+    for _ in range(length):
+        action = player.choose(state, GAME.legal_actions(state))
+        state = GAME.apply(state, action)
+        actions.append(action)
+    return actions
+
+
+def test_a_run_played_as_the_expert_loses_nothing_by_its_decisions() -> None:
+    """The grades are the search's own values, exact over the dice of the round: a run of
+    the search's own choices is graded at exactly no loss, so a player who plays as well
+    as par is told they lost nothing."""
+    actions = _expert_run("graded-exact", 30)
+    graded = analyse(GAME.name, "graded-exact", actions, optimum=(18, -13))
+    assert graded["samples"] == 0 and graded["decisions"]
+    assert graded["decision_loss"] == {
+        "points": 0.0,
+        "points_error": 0.0,
+        "tiebreak": 0.0,
+        "tiebreak_error": 0.0,
+    }
+    assert all(d["action"] == d["expert"] for d in graded["decisions"])
+
+
+def test_no_choice_is_worth_more_than_the_experts() -> None:
+    """Every decision of another player's run costs the points and rounds the search
+    weighs (a round at ROUND_PRICE points) at least nothing: a loss is never a gain.
+    The run includes drives with dice that miss their lanes (RR-17) and control spent
+    die by die (RR-15), each valued as played."""
+    actions = heuristic_actions("graded-exact")[:60]
+    graded = analyse(GAME.name, "graded-exact", actions, optimum=(18, -13))
+    kinds = {d["action"]["type"] for d in graded["decisions"]}
+    assert {"gear", "place", "move", "control"} <= kinds
+    for decision in graded["decisions"]:
+        loss = decision["loss"]
+        assert loss["points_error"] == 0.0 and loss["tiebreak_error"] == 0.0
+        assert loss["points"] + ROUND_PRICE * loss["tiebreak"] >= -1e-3  # rounded to 0.001

@@ -6,7 +6,7 @@ from __future__ import annotations
 from puzzles.crazy_rally.states import State
 from puzzles.registry import get_game
 from solver.crazy_rally import expert, players, solver
-from solver.kit import Example, ExpertParts, GameKit, Mark, Presentation
+from solver.kit import Example, ExpertParts, GameKit, Mark, Presentation, Rollouts
 
 # A track card's mark: passed within its limit, too fast, too slow, or crashed on.
 MARKS = {
@@ -53,11 +53,9 @@ KIT = GameKit(
     heuristic_actions=players.heuristic_actions,
     expert=ExpertParts(
         base_action=expert.base_action,
-        outlook=expert.outlook,
         result=expert.result,
         point_weight=expert.POINT_WEIGHT,
-        samples=24,
-        screen_samples=6,
+        rollouts=Rollouts(outlook=expert.outlook, samples=24, screen_samples=6),
     ),
     presentation=Presentation(
         blurb="A card race against a track you saw only once: accelerate and brake with your"

@@ -51,12 +51,9 @@ KIT = GameKit(
     heuristic_actions=players.heuristic_actions,
     expert=ExpertParts(
         base_action=expert.base_action,
-        outlook=expert.outlook,
         result=expert.result,
         point_weight=expert.POINT_WEIGHT,
-        samples=8,
-        screen_samples=2,
-        base_decides=True,
+        action_outlook=expert.action_outlook,
     ),
     presentation=Presentation(
         blurb="A solo dice race: lay a route of dice down the lanes, mind the speed limits,"

@@ -21,7 +21,7 @@ import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
@@ -122,18 +122,6 @@ class Outlook:
     def rows_left(self, row: int) -> float:
         return self.visible_end - row + self.rows_unseen
 
-    def value(
-        self,
-        drive: Drive,
-        settled: tuple[str, int, int] | None,
-        reserve: int | None,
-        starts: list[int],
-    ) -> float:
-        """The expected points of the race after a round that ended so, less the price
-        of the rounds still to drive."""
-        points, rounds = self.parts(drive, settled, reserve, starts)
-        return points - ROUND_PRICE * rounds
-
     def parts(
         self,
         drive: Drive,
@@ -163,6 +151,22 @@ class Outlook:
 # A dice-phase node: (rolls made, pool, route, values, reserve, placed since the roll,
 # reserved this round).
 Node = tuple[int, tuple[int, ...], Path, tuple[int, ...], int | None, bool, bool]
+# (expected points, expected rounds in all) of the race: see Outlook.parts.
+Parts = tuple[float, float]
+
+
+def worth_of(parts: Parts) -> float:
+    """What the search maximises: the points less the price of the rounds."""
+    return parts[0] - ROUND_PRICE * parts[1]
+
+
+class DriveEnd(NamedTuple):
+    """The best way to drive a route: its value, the die that should miss its lane (None
+    when all fit), and its parts."""
+
+    worth: float
+    first_miss: int | None
+    parts: Parts
 
 
 class Choice(NamedTuple):
@@ -189,9 +193,8 @@ class RoundSearch:
     timer: int
     control: int
     memo: dict[Node, float] = field(default_factory=dict)
-    ends: dict[tuple[Path, tuple[int, ...], int | None], tuple[float, int | None]] = field(
-        default_factory=dict
-    )
+    parts_memo: dict[Node, Parts] = field(default_factory=dict)
+    ends: dict[tuple[Path, tuple[int, ...], int | None], DriveEnd] = field(default_factory=dict)
     _children: dict[Path, list[Spot]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -205,21 +208,45 @@ class RoundSearch:
     def start_value(self, reserve: int | None) -> float:
         """The round's expected value before the roll (RR-7)."""
         count = DICE_COUNT - (reserve is not None)
-        return self._chance(1, count, (), (), reserve, False)
+        return self._chance(_rolled(1, (), (), reserve, False), count)
 
-    def _chance(
-        self,
-        rolls: int,
-        count: int,
-        path: Path,
-        values: tuple[int, ...],
-        reserve: int | None,
-        reserved: bool,
-    ) -> float:
-        return sum(
-            chance * self.value((rolls, faces, path, values, reserve, False, reserved))
-            for faces, chance in roll_outcomes(count)
-        )
+    def start_parts(self, reserve: int | None) -> Parts:
+        """The (points, rounds) the race can be expected to end with when the round is
+        played as the search chooses, before the roll."""
+        count = DICE_COUNT - (reserve is not None)
+        return self._chance_parts(_rolled(1, (), (), reserve, False), count)
+
+    def _chance(self, rolled: Callable[[tuple[int, ...]], Node], count: int) -> float:
+        return sum(chance * self.value(rolled(faces)) for faces, chance in roll_outcomes(count))
+
+    def _chance_parts(self, rolled: Callable[[tuple[int, ...]], Node], count: int) -> Parts:
+        points = rounds = 0.0
+        for faces, chance in roll_outcomes(count):
+            after = self.parts(rolled(faces))
+            points, rounds = points + chance * after[0], rounds + chance * after[1]
+        return points, rounds
+
+    def best_choice(self, node: Node) -> Choice:
+        return max(self.choices(node), key=lambda choice: self.choice_value(node, choice))
+
+    def parts(self, node: Node) -> Parts:
+        """The (points, rounds) expected from node, the search choosing: what its value
+        weighs, told apart so that a grade can say what a choice costs in each."""
+        known = self.parts_memo.get(node)
+        if known is None:
+            known = self.choice_parts(node, self.best_choice(node))
+            self.parts_memo[node] = known
+        return known
+
+    def choice_parts(self, node: Node, choice: Choice) -> Parts:
+        rolls, pool, path, values, reserve, _, reserved = node
+        if choice.kind == "move":
+            return self.drive_end(path, values, reserve).parts
+        if choice.kind == "reroll":
+            return self._chance_parts(
+                _rolled(rolls + 1, path, values, reserve, reserved), len(pool)
+            )
+        return self.parts(_after(node, choice))
 
     def value(self, node: Node) -> float:
         known = self.memo.get(node)
@@ -249,33 +276,47 @@ class RoundSearch:
     def choice_value(self, node: Node, choice: Choice) -> float:
         rolls, pool, path, values, reserve, _, reserved = node
         if choice.kind == "move":
-            return self.drive_value(path, values, reserve)[0]
+            return self.drive_end(path, values, reserve).worth
         if choice.kind == "reroll":
-            return self._chance(rolls + 1, len(pool), path, values, reserve, reserved)
+            return self._chance(_rolled(rolls + 1, path, values, reserve, reserved), len(pool))
         return self.value(_after(node, choice))
 
-    def drive_value(
-        self, path: Path, values: tuple[int, ...], reserve: int | None
-    ) -> tuple[float, int | None]:
-        """The best way to drive the route: (its value, the die that should miss its
-        lane, None when all fit), control spent as that needs (RR-15 to RR-24)."""
+    def drive_end(self, path: Path, values: tuple[int, ...], reserve: int | None) -> DriveEnd:
+        """The best way to drive the route, control spent as that needs (RR-15 to RR-24)."""
         key = (path, values, reserve)
         known = self.ends.get(key)
         if known is None:
             lanes = tuple(lane for _, lane in path)
-            known = (-math.inf, None)
+            known = DriveEnd(-math.inf, None, (0.0, float(MAX_ROUNDS)))
             for first_miss, cost in plan_costs(values, lanes):
-                if cost > self.control:
-                    continue
-                drive = self.track.drive(self.car, path, first_miss, self.gear)
-                settled = settle(
-                    drive, self.timer, self.control - cost, self.outlook.round_number >= MAX_ROUNDS
-                )
-                worth = self.outlook.value(drive, settled, reserve, self.track.state["card_starts"])
-                if worth > known[0]:
-                    known = (worth, first_miss)
+                if cost <= self.control:
+                    parts = self.ending(path, first_miss, cost, reserve)
+                    worth = worth_of(parts)
+                    if worth > known.worth:
+                        known = DriveEnd(worth, first_miss, parts)
             self.ends[key] = known
         return known
+
+    def ending(self, path: Path, first_miss: int | None, cost: int, reserve: int | None) -> Parts:
+        """The parts of driving path with first_miss after spending cost control."""
+        drive = self.track.drive(self.car, path, first_miss, self.gear)
+        last_round = self.outlook.round_number >= MAX_ROUNDS
+        settled = settle(drive, self.timer, self.control - cost, last_round)
+        return self.outlook.parts(drive, settled, reserve, self.track.state["card_starts"])
+
+    def drive_as_is_parts(self, path: Path, values: tuple[int, ...], reserve: int | None) -> Parts:
+        """The parts of driving the route with no more control spent: its first die that
+        misses its lane, if any, is where the car loses control (RR-17)."""
+        lanes = tuple(lane for _, lane in path)
+        first_miss = next(miss for miss, cost in plan_costs(values, lanes) if cost == 0)
+        return self.ending(path, first_miss, 0, reserve)
+
+
+def _rolled(
+    rolls: int, path: Path, values: tuple[int, ...], reserve: int | None, reserved: bool
+) -> Callable[[tuple[int, ...]], Node]:
+    """The node after a roll of faces."""
+    return lambda faces: (rolls, faces, path, values, reserve, False, reserved)
 
 
 def _modifications(values: tuple[int, ...], reserve: int) -> Iterator[Choice]:
@@ -328,51 +369,89 @@ class LookaheadPlayer:
     """Plays each round by RoundSearch; reads only what the player sees of a state."""
 
     def __init__(self) -> None:
-        self._search: RoundSearch | None = None
-        self._key: tuple[object, ...] = ()
+        # The searches of the round in play, one per gear and control left (RR-5): a
+        # round's gear is chosen by searching each, then played in the one chosen.
+        self._searches: dict[tuple[object, ...], RoundSearch] = {}
 
     def search(self, state: State, gear: int, control: int) -> RoundSearch:
         shown = state["deck"][: state["card_a"] + 2]  # cards A and B: what the search reads
-        key = (
-            json.dumps(shown),
-            state["round"],
-            state["card_a"],
-            state["car"]["row"],
-            state["car"]["lane"],
-            gear,
-            state["timer"],
-            control,
-        )
-        if self._search is None or key != self._key:
+        round_key = (json.dumps(shown), state["round"], state["card_a"], state["car"]["row"])
+        key = (*round_key, state["car"]["lane"], state["timer"], gear, control)
+        if key not in self._searches:
+            if next(iter(self._searches), key)[:-2] != key[:-2]:
+                self._searches.clear()  # a new round: the old searches are spent
             track = Track(state["seed"], state)
             car = (state["car"]["row"], state["car"]["lane"])
-            self._search = RoundSearch(
+            self._searches[key] = RoundSearch(
                 track, outlook_of(state), car, state["card_a"], gear, state["timer"], control
             )
-            self._key = key
-        return self._search
+        return self._searches[key]
 
-    def gear_values(self, state: State) -> dict[int, float]:
-        """The expected value of the round in each gear it may be driven in (RR-5, RR-6)."""
+    def gear_searches(self, state: State, every: bool = False) -> dict[int, RoundSearch]:
+        """The search of the round in each gear it may be driven in (RR-5, RR-6): every
+        gear the rules allow, or (every=False) none above a limit the car is on, since
+        there Gasfuss (RR-18) only wastes the round."""
         limit = limit_of(field_kind(state["track"], state["car"]["row"], state["car"]["lane"]))
         options = gear_options(state["gear"], state["control"], state["no_upshift"])
         return {
-            gear: self.search(state, gear, state["control"] - cost).start_value(state["reserve"])
+            gear: self.search(state, gear, state["control"] - cost)
             for gear, cost in options
-            if limit is None or gear <= limit or gear == state["gear"]
+            if every or limit is None or gear <= limit or gear == state["gear"]
         }
 
     def choose(self, state: State, options: list[Action]) -> Action:
         if state["phase"] == "shift":
-            if state["shifted"]:
-                return {"type": "roll"}
-            values = self.gear_values(state)
-            gear = max(values, key=lambda gear: (values[gear], gear == state["gear"]))
-            return {"type": "roll"} if gear == state["gear"] else {"type": "gear", "gear": gear}
+            return (
+                {"type": "roll"} if state["shifted"] else _gear_action(state, self.best_gear(state))
+            )
         search = self.search(state, state["gear"], state["control"])
+        return engine_action(state, search, search.best_choice(node_of(state)))
+
+    def best_gear(self, state: State) -> int:
+        values = {
+            gear: search.start_value(state["reserve"])
+            for gear, search in self.gear_searches(state).items()
+        }
+        return max(values, key=lambda gear: (values[gear], gear == state["gear"]))
+
+    def action_parts(self, state: State, action: Action) -> Parts:
+        """The (points, rounds) the race can be expected to end with after action, the
+        search playing on this round: exact over the dice of the round."""
+        reserve, kind = state["reserve"], action["type"]
+        if kind == "gear":
+            return self.gear_searches(state, every=True)[action["gear"]].start_parts(reserve)
+        search = self.search(state, state["gear"], state["control"])
+        if kind == "roll":
+            return search.start_parts(reserve)
         node = node_of(state)
-        best = max(search.choices(node), key=lambda choice: search.choice_value(node, choice))
-        return engine_action(state, search, best)
+        if kind == "control":  # the control point spent now, the rest as the search sees fit
+            values = list(node[3])
+            values[action["step"]] += action["delta"]
+            spent = self.search(state, state["gear"], state["control"] - 1)
+            return spent.parts((*node[:3], tuple(values), *node[4:]))
+        if kind == "move":
+            return search.drive_as_is_parts(*node[2:5])
+        return search.choice_parts(node, choice_of(state, action))
+
+
+def _gear_action(state: State, gear: int) -> Action:
+    return {"type": "roll"} if gear == state["gear"] else {"type": "gear", "gear": gear}
+
+
+def choice_of(state: State, action: Action) -> Choice:
+    """The search's choice for an engine action of the dice phase that is not a control
+    point or the drive (the inverse of engine_action)."""
+    kind = action["type"]
+    spot = (action["row"], action["lane"]) if "row" in action else None
+    if kind == "place":
+        return Choice("place", state["pool"][action["die"]], spot)
+    if kind == "place_reserve":
+        return Choice("place_reserve", state["reserve"], spot)
+    if kind == "reserve":
+        return Choice("reserve", state["pool"][action["die"]])
+    if kind == "modify":
+        return Choice("modify", state["reserve"], step=action["step"], sign=action["delta"])
+    return Choice(kind)
 
 
 def node_of(state: State) -> Node:
@@ -404,7 +483,7 @@ def engine_action(state: State, search: RoundSearch, choice: Choice) -> Action:
     if choice.kind == "reroll":
         return {"type": "reroll"}
     node = node_of(state)
-    first_miss = search.drive_value(node[2], node[3], node[4])[1]
+    first_miss = search.drive_end(node[2], node[3], node[4]).first_miss
     return control_toward(state, first_miss) or {"type": "move"}
 
 

@@ -84,7 +84,12 @@ GRADED_DECISIONS = {
                 },
             },
         },
-        "samples": {"type": "integer", "description": "Sampled futures per decision"},
+        "samples": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Sampled futures per decision; 0 where each decision is valued "
+            "exactly (the errors are then 0)",
+        },
     },
 }
 ANALYSIS = api.schema(

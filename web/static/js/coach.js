@@ -19,8 +19,11 @@ const SHOWN_DECISIONS = 3;
 const POLL_MS = 2000;
 const POLL_TIMES = 90;
 
-// What "expected loss" means, in one sentence.
+// What "expected loss" means, in one sentence: measured by sampled futures, or computed
+// exactly over the dice of the round (an analysis of 0 samples).
 const EXPECTED_LOSS = "Expected loss: how much less the expert expects to score from a choice than from its own, on average over the dice and cards the player could not yet see.";
+const EXACT_LOSS = "Expected loss: how much less the expert expects to score after a choice than after its own, summed over every way the dice of the round could still fall, with the rest of the race valued by the expert's own estimate.";
+const lossMeaning = (analysis) => (analysis.samples ? EXPECTED_LOSS : EXACT_LOSS);
 
 const wait = (ms) => new Promise((done) => { setTimeout(done, ms); });
 const puzzleRef = (run) => (run.puzzle.date ? { game: run.game, date: run.puzzle.date } : { game: run.game, seed: run.seed });
@@ -34,12 +37,17 @@ function rounded(value, error) {
 }
 
 // An estimated loss can only be told apart from nothing when its whole 95% interval is
-// above zero; a sampled estimate below zero is noise around no loss, never a gain.
-const measurable = (value, error) => value - error > 0;
+// above zero, and it shows as more than nothing; a sampled estimate below zero is noise
+// around no loss, never a gain.
+const measurable = (value, error) => value - error > 0 && Number(rounded(value, error)) > 0;
+
+// "1.2 ± 0.4 points" for a sampled estimate, "1.2 points" for an exact one.
+const estimate = (value, error, unit) => (error > 0
+  ? `${rounded(value, error)} ± ${rounded(error, error)} ${unit}`
+  : `${rounded(value, error)} ${unit}`);
 
 function lossPart(value, error, unit) {
-  if (!measurable(value, error)) return null;
-  return `${rounded(value, error)} ± ${rounded(error, error)} ${unit}`;
+  return measurable(value, error) ? estimate(value, error, unit) : null;
 }
 
 // "1.2 ± 0.4 points, 0.8 ± 0.5 rounds", each part only when it is measurable; "no
@@ -56,9 +64,9 @@ function lossText(game, pair) {
 
 // The luck is the exact gap less the estimated loss: it may be either sign.
 function luckText(game, pair) {
-  const parts = [`${rounded(pair.points, pair.points_error)} ± ${rounded(pair.points_error, pair.points_error)} points`];
+  const parts = [estimate(pair.points, pair.points_error, "points")];
   if (measurable(Math.abs(pair.tiebreak), pair.tiebreak_error)) {
-    parts.push(`${rounded(pair.tiebreak, pair.tiebreak_error)} ± ${rounded(pair.tiebreak_error, pair.tiebreak_error)} ${tiebreakUnit(game)}`);
+    parts.push(estimate(pair.tiebreak, pair.tiebreak_error, tiebreakUnit(game)));
   }
   return parts.join(", ");
 }
@@ -123,7 +131,7 @@ function splitText(run, analysis) {
       h("li", {}, h("b", {}, "Lost by decisions: "), lossText(run.game, analysis.decision_loss)),
       h("li", {}, h("b", {}, "Luck (the dice and the draw): "), luckText(run.game, analysis.luck),
         lucky ? " (below zero: the luck was on this run's side)" : "")),
-    h("p", { class: "muted small" }, EXPECTED_LOSS),
+    h("p", { class: "muted small" }, lossMeaning(analysis)),
   ];
 }
 
@@ -159,8 +167,9 @@ async function showAnalysis(run, boards) {
     clear(box, ...splitText(run, analysis),
       h("h3", {}, costly.length ? "The costliest decisions" : "No decision had a measurable loss: each was as good as the expert's, within the error."),
       costly.length ? h("ol", { class: "decisions" }, cards) : null,
-      h("p", { class: "muted small" },
-        `${analysis.decisions.length} decisions graded on ${analysis.samples} sampled futures each, from what the player saw; ± is a 95% interval.`));
+      h("p", { class: "muted small" }, analysis.samples
+        ? `${analysis.decisions.length} decisions graded on ${analysis.samples} sampled futures each, from what the player saw; ± is a 95% interval.`
+        : `${analysis.decisions.length} decisions graded from what the player saw, each exactly over the dice of its round.`));
   } catch (error) {
     status.textContent = `The analysis could not be shown. ${error.message}`;
   }
