@@ -263,6 +263,7 @@ def grade(
     if _parts(game_name).rollouts is None:
         return _exact_grade(game_name, found, chosen)
     best, measured = _measure(game_name, found, chosen)
+    _sharpen(game_name, view, rng_seed, found, measured, (best, chosen))
     expert, player = measured[best], measured[chosen]
     points = [e[0] - p[0] for e, p in zip(expert, player, strict=True)]
     tiebreak = [e[1] - p[1] for e, p in zip(expert, player, strict=True)]
@@ -272,6 +273,36 @@ def grade(
         "loss": _pair(_mean_error(points), _mean_error(tiebreak)),
         "expected": {"player": _expected(player), "expert": _expected(expert)},
     }
+
+
+def _sharpen(
+    game_name: str,
+    view: dict[str, Any],
+    rng_seed: int,
+    found: Candidates,
+    measured: dict[int, list[tuple[float, float]]],
+    pair: tuple[int, int],
+) -> None:
+    """More sampled states for the expert's and the player's choices while the loss's
+    error is above the game's bound: a grade is worth its precision, and the two
+    choices are all it needs (the expert's choice is already made)."""
+    rollouts, game = _rollouts(game_name), get_game(game_name)
+    best, chosen = pair
+    while len(found.states) < rollouts.grade_samples and _loss_error(measured, pair) > (
+        rollouts.grade_error
+    ):
+        start = len(found.states)
+        found.states.extend(
+            game.sample_state(view, view["seen"], _sample_name(view, rng_seed, i))
+            for i in range(start, min(start + rollouts.samples, rollouts.grade_samples))
+        )
+        for index in {best, chosen}:
+            measured[index] += _results(game_name, found, index, range(start, len(found.states)))
+
+
+def _loss_error(measured: dict[int, list[tuple[float, float]]], pair: tuple[int, int]) -> float:
+    expert, player = measured[pair[0]], measured[pair[1]]
+    return _mean_error([e[0] - p[0] for e, p in zip(expert, player, strict=True)])[1]
 
 
 def _exact_grade(game_name: str, found: Candidates, chosen: int) -> dict[str, Any]:

@@ -277,7 +277,9 @@ KIT = GameKit(
         base_action=steady_step,
         result=result,
         point_weight=MAX_TURNS + 1,
-        rollouts=Rollouts(outlook=outlook, samples=4, screen_samples=2),
+        rollouts=Rollouts(
+            outlook=outlook, samples=4, screen_samples=2, grade_error=0.5, grade_samples=8
+        ),
     ),
     presentation=Presentation(
         blurb="A short climb against the wind: push or rest, and reach the top with energy"

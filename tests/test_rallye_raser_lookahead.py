@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from bench.agreement import deeper_look
 from puzzles.rallye_raser.engine import RallyeRaser
-from solver.expert import PlayerView, analyse
+from solver.expert import PlayerView, analyse, player_views
 from solver.rallye_raser.lookahead import (
     CLEAN_FINISH,
     ROUND_PRICE,
@@ -105,3 +106,16 @@ def test_no_choice_is_worth_more_than_the_experts() -> None:
         loss = decision["loss"]
         assert loss["points_error"] == 0.0 and loss["tiebreak_error"] == 0.0
         assert loss["points"] + ROUND_PRICE * loss["tiebreak"] >= -1e-3  # rounded to 0.001
+
+
+def test_the_deeper_look_plays_both_choices_in_the_same_futures() -> None:
+    """bench.agreement's deeper look, in small: the expert plays on after each choice in
+    the same sampled futures, so the same choice twice differs by nothing, and a
+    differing choice is measured as a mean with its error."""
+    actions = heuristic_actions("graded-exact")
+    graded = analyse(GAME.name, "graded-exact", actions, optimum=(18, -13))
+    late = [d for d in graded["decisions"] if d["action"] != d["expert"]][-1]
+    view = list(player_views(GAME.name, "graded-exact", actions))[late["index"]]
+    assert deeper_look(GAME.name, view, late["expert"], late["expert"], 3) == (0.0, 0.0)
+    mean, error = deeper_look(GAME.name, view, late["action"], late["expert"], 3)
+    assert math.isfinite(mean) and math.isfinite(error) and error >= 0

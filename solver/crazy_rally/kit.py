@@ -55,7 +55,13 @@ KIT = GameKit(
         base_action=expert.base_action,
         result=expert.result,
         point_weight=expert.POINT_WEIGHT,
-        rollouts=Rollouts(outlook=expert.outlook, samples=24, screen_samples=6),
+        rollouts=Rollouts(
+            outlook=expert.outlook,
+            samples=24,
+            screen_samples=6,
+            grade_error=0.75,
+            grade_samples=96,
+        ),
     ),
     presentation=Presentation(
         blurb="A card race against a track you saw only once: accelerate and brake with your"
