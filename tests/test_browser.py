@@ -545,14 +545,28 @@ def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[
     return run.id, actions, found
 
 
-def measurable_loss(loss: dict[str, float]) -> bool:
-    """Whether an estimated loss is shown as one: its whole 95% interval above zero."""
-    return loss["points"] > loss["points_error"] or loss["tiebreak"] > loss["tiebreak_error"]
-
-
 def shown(value: float, error: float) -> str:
     """An estimate as the page rounds it: to whole numbers while its error is 1 or more."""
     return f"{value:.0f}" if error >= 1 else f"{value:.1f}"
+
+
+def measurable(value: float, error: float) -> bool:
+    """Whether an estimate is shown as a loss: its whole 95% interval above zero, and
+    more than nothing as the page rounds it."""
+    return value > error and float(shown(value, error)) > 0
+
+
+def measurable_loss(loss: dict[str, float]) -> bool:
+    return measurable(loss["points"], loss["points_error"]) or measurable(
+        loss["tiebreak"], loss["tiebreak_error"]
+    )
+
+
+def loss_words(loss: dict[str, float]) -> str:
+    """The start of a loss in points as the page words it: with its error when sampled
+    (Crazy Rally), alone when exact (Rallye Raser)."""
+    figure = shown(loss["points"], loss["points_error"])
+    return f"{figure} ± " if loss["points_error"] else f"{figure} points"
 
 
 # The labelled figures (dials and stats) whose words or number reach out of their box.
@@ -593,9 +607,7 @@ def test_the_result_page_sets_a_run_beside_par_and_shows_its_costliest_decisions
     expect(first.locator("h4")).to_have_text(f"Move {worst['index'] + 1}")
     loss = worst["loss"]
     expect(first.locator("dd").nth(2)).to_contain_text(
-        f"{shown(loss['points'], loss['points_error'])} ± "
-        if loss["points"] > loss["points_error"]
-        else " ± "
+        loss_words(loss) if measurable(loss["points"], loss["points_error"]) else re.compile(r"\d")
     )
     expect(first.locator(".board")).not_to_be_empty()
     for width in WIDTHS:
