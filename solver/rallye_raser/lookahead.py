@@ -443,14 +443,15 @@ def choice_of(state: State, action: Action) -> Choice:
     point or the drive (the inverse of engine_action)."""
     kind = action["type"]
     spot = (action["row"], action["lane"]) if "row" in action else None
+    held = state["reserve"] or 0  # a reserve die, where the action uses it (RR-12)
     if kind == "place":
         return Choice("place", state["pool"][action["die"]], spot)
     if kind == "place_reserve":
-        return Choice("place_reserve", state["reserve"], spot)
+        return Choice("place_reserve", held, spot)
     if kind == "reserve":
         return Choice("reserve", state["pool"][action["die"]])
     if kind == "modify":
-        return Choice("modify", state["reserve"], step=action["step"], sign=action["delta"])
+        return Choice("modify", held, step=action["step"], sign=action["delta"])
     return Choice(kind)
 
 
