@@ -19,7 +19,7 @@ from puzzles.rallye_raser.states import RoundEvent, State
 from puzzles.rallye_raser.track import field, lane_fits, limit_of
 from service.domain.guided import GUIDED_SEED
 from solver.kit import Lesson
-from solver.rallye_raser.lesson import lesson
+from solver.rallye_raser.lesson import Moment, Teller, lesson
 
 GAME = RallyeRaser()
 RULES = Path(__file__).resolve().parent.parent / "docs" / "rules" / "rallye-raser.md"
@@ -109,6 +109,18 @@ def test_rr5_a_shift_said_to_be_free_is_free_and_one_said_to_cost_control_costs_
             goes = re.search(r"control goes (\d) → (\d)", step.text)
             assert goes and spent > 0, step.text
             assert (int(goes[1]), int(goes[2])) == (step.before["control"], step.after["control"])
+
+
+@pytest.mark.parametrize(("gear", "words"), [(2, "is free"), (3, "control goes 6 → 5")])
+def test_rr5_a_shift_of_two_steps_is_said_to_cost_control_and_one_of_one_step_to_be_free(
+    gear: int, words: str
+):
+    """The guided line shifts one step at a time; a shift of two, which the old guide
+    called free, is said with its cost."""
+    state = GAME.new_game(GUIDED_SEED)
+    action = {"type": "gear", "gear": gear}
+    after = GAME.apply(state, action)
+    assert words in Teller().say(Moment(state, action, after, drive=after))
 
 
 def test_rr14_rr15_a_die_said_to_be_changed_to_fit_is_changed_to_fit():

@@ -61,8 +61,8 @@ RULES = {
         for gear, (timer, control) in sorted(GEAR_CHECK.items(), reverse=True)
     )
     + " (RR-21).",
-    "finish": "No card is left to draw: the finish zone lies beyond this card, and driving"
-    " onto it ends the race (RR-23). A perfect finish, timer +1, takes as many dice as the"
+    "finish": "No card is left to draw: the finish zone lies beyond the last card, and"
+    " driving onto it ends the race (RR-23). A perfect finish, timer +1, takes as many dice as the"
     " gear, all in the car's lane and fitting it; any other costs timer −1 (RR-24).",
 }
 
