@@ -1440,8 +1440,10 @@ def test_the_guided_rallye_raser_game_keeps_each_step_in_sight_on_a_phone_to_the
             wait_until_idle(page)
         if number in (1, 4, len(steps) // 2):
             in_sight(page, f"guided-{game}-step-{number}-{width}")
+            expect_accessible(page, f"guided step {number} at {width} px")
     assert on_screen(page, "#guide-done")
     in_sight(page, f"guided-{game}-done-{width}")
+    expect_accessible(page, f"the guided race over at {width} px")
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
