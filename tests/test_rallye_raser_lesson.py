@@ -151,6 +151,22 @@ def test_rr17_a_die_said_to_be_changed_before_the_drive_is_driven_so():
         assert lane_fits(die["lane"], die["value"])
 
 
+def test_rr12_a_die_said_to_be_reserved_is_the_one_reserved():
+    for step in of_type("reserve"):
+        value = step.before["pool"][step.action["die"]]
+        assert step.text.startswith(f"Choose the {value}, then “Reserve this die”.")
+        assert step.after["reserve"] == value
+
+
+def test_rr14_the_reserve_is_said_to_move_a_die_the_way_and_by_the_value_it_does():
+    for step in of_type("modify"):
+        spent = step.before["reserve"]
+        way = "up" if step.action["delta"] > 0 else "down"
+        assert f"Spend the reserved {spent} on route die {step.action['step'] + 1}" in step.text
+        assert f"({way} by {spent}, RR-14)" in step.text
+        assert step.after["reserve"] is None
+
+
 def test_rr8_a_reroll_throws_the_dice_it_names_and_says_how_many_are_left():
     for step in of_type("reroll"):
         pool = " and ".join(str(value) for value in step.before["pool"])
@@ -169,6 +185,12 @@ def test_rr17_rr21_rr24_a_drive_says_what_the_engine_does_when_it_is_driven():
         assert ("Every die fits its lane." in step.text) == fits
         assert ("Loss of control" in step.text) == ("loss_of_control" in kinds)
         assert ("Gasfuss" in step.text) == ("gasfuss" in kinds)
+        on_card_b = "The car ends the round on card B." in step.text
+        assert on_card_b == ("card_advance" in kinds)
+        unused = step.before["pool"]
+        assert ("left of the roll" in step.text) == bool(unused)
+        if len(unused) == 1:
+            assert f"The {unused[0]} left of the roll goes unused (RR-16)." in step.text
         for event in happened:
             if event["type"] == "gear_check":
                 timer, control = (
