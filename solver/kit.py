@@ -100,15 +100,37 @@ class Example:
 
 
 @dataclass(frozen=True)
+class LessonStep:
+    """One step of a guided first game: the action to play, and what the guide says of it."""
+
+    action: Action
+    text: str
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A guided first game played to its end: every step, and what the guide says once the
+    last one is played."""
+
+    steps: tuple[LessonStep, ...]
+    done: str
+
+
+@dataclass(frozen=True)
 class Presentation(Generic[S]):
     """What the site shows of a game beyond its board: a line on the home page, the
     example positions of its "How to play" page, and its share strip's marks, one per
-    turn (`turn_mark` reads the state at the end of a turn)."""
+    turn (`turn_mark` reads the state at the end of a turn).
+
+    `lesson`, where a game has one, leads its guided first game (a seed) through a whole
+    race in words worked out from the engine; a game without one is guided through its
+    first turns in its board's own words."""
 
     blurb: str
     examples: tuple[Example, ...]
     marks: Mapping[str, Mark]
     turn_mark: Callable[[S], str]
+    lesson: Callable[[str], Lesson] | None = None
 
 
 @dataclass(frozen=True)

@@ -220,6 +220,14 @@ def screenshot(page: Page, name: str) -> Path:
     return path
 
 
+def in_sight(page: Page, name: str) -> Path:
+    """A picture of the screen as the player sees it, scrolled where the page scrolled."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), timeout=SCREENSHOT_TIMEOUT_MS)
+    return path
+
+
 # axe-core (bundled by axe-playwright-python, injected by the test, never by the pages):
 # WCAG 2.1 A and AA and axe's best practices.
 AXE = Axe()

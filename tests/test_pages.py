@@ -102,18 +102,27 @@ def test_how_to_play_draws_example_positions_of_the_engine(client: FlaskClient, 
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_the_guided_first_game_points_through_the_first_turns_of_a_finishing_line(
+def test_the_guided_first_game_leads_through_a_whole_race_or_the_first_turns_of_one(
     client: FlaskClient, game: str
 ):
+    """A game with a lesson is led to the finish, in the lesson's words; any other through
+    the first turns of a line that goes on, in its board's words."""
     page = client.get(f"/learn/{game}").get_data(as_text=True)
-    line = json.loads(html.unescape(re.search(r'data-line="([^"]*)"', page).group(1)))
+    guide = json.loads(html.unescape(re.search(r'data-guide="([^"]*)"', page).group(1)))
     assert f'data-seed="{guided.GUIDED_SEED}"' in page
-    turn = GAMES[game].turn
-    assert sum(turn.ends(action) for action in line) == how_to_play.GUIDED_TURNS
-    assert turn.ends(line[-1])
+    line = [step["action"] for step in guide["steps"]]
     engine = GAMES[game]
     state = engine.replay(guided.GUIDED_SEED, line)
-    assert not engine.is_over(state)
+    lesson = kit_of(game).presentation.lesson
+    if lesson is None:
+        assert sum(engine.turn.ends(action) for action in line) == how_to_play.GUIDED_TURNS
+        assert engine.turn.ends(line[-1]) and not engine.is_over(state)
+        assert all(step["text"] is None for step in guide["steps"]) and guide["done"] is None
+    else:
+        taught = lesson(guided.GUIDED_SEED)
+        assert [step["text"] for step in guide["steps"]] == [step.text for step in taught.steps]
+        assert guide["done"] == taught.done
+        assert engine.is_over(state) and engine.score(state) is not None
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

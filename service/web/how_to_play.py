@@ -8,6 +8,7 @@ examples are is its kit's (solver.kit.Presentation).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from puzzles.base import Action
@@ -17,7 +18,8 @@ from solver.kit import Example
 from solver.registry import kit_of
 
 SEED = "how-to-play"
-# How many turns of the guided first game (service.domain.guided) the guide points through.
+# How many turns of a guided first game (service.domain.guided) the guide points through,
+# for a game without a lesson.
 GUIDED_TURNS = 2
 # The longest way to an example: far more than any of them needs.
 MAX_STEPS = 60
@@ -42,6 +44,25 @@ def examples(game_name: str) -> list[tuple[str, dict[str, Any]]]:
         (example.caption, _reach(game_name, example))
         for example in kit_of(game_name).presentation.examples
     ]
+
+
+@cache
+def guide(game_name: str) -> dict[str, Any]:
+    """What the guided first game's page leads through, as the page reads it: each step's
+    action and words (null: the board's own words for it), and the words once the steps
+    are done (null: the page's own). A game with a lesson (solver.kit.Presentation) is led
+    through a whole race; it is worked out once per process, since its seed is fixed."""
+    lesson = kit_of(game_name).presentation.lesson
+    if lesson is None:
+        return {
+            "steps": [{"action": action, "text": None} for action in guided_line(game_name)],
+            "done": None,
+        }
+    taught = lesson(GUIDED_SEED)
+    return {
+        "steps": [{"action": step.action, "text": step.text} for step in taught.steps],
+        "done": taught.done,
+    }
 
 
 def guided_line(game_name: str) -> list[Action]:

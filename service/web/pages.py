@@ -223,14 +223,14 @@ def how_to_play_page(game: str) -> str:
 
 @blueprint.get("/learn/<game>")
 def guided_game(game: str) -> str:
-    """A first game on a fixed practice seed whose first turns the page guides."""
+    """A first game on a fixed practice seed that the page guides (how_to_play.guide)."""
     return render_template(
         "play.html",
         game=known_game(game),
         seed=guided.GUIDED_SEED,
         mode="practice",
         title=GAMES[game].title,
-        guide=how_to_play.guided_line(game),
+        guide=how_to_play.guide(game),
     )
 
 

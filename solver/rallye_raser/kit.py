@@ -6,7 +6,7 @@ from __future__ import annotations
 from puzzles.rallye_raser.states import State
 from puzzles.registry import get_game
 from solver.kit import Example, ExpertParts, GameKit, Mark, Presentation
-from solver.rallye_raser import expert, players, solver
+from solver.rallye_raser import expert, lesson, players, solver
 
 # A round's mark is its worst event: engine damage, then a loss of control, then a
 # Gasfuss; a round without any is clean (and the last one, the finish).
@@ -61,6 +61,7 @@ KIT = GameKit(
         examples=EXAMPLES,
         marks=MARKS,
         turn_mark=round_mark,
+        lesson=lesson.lesson,
     ),
     independent_optimum=solver.independent_optimum,
 )

@@ -146,9 +146,10 @@ async function advance(more) {
 }
 
 // focusKey: the control to focus afterwards (none: the focus stays where it is).
+// The guide's words first: a board that holds the guide keeps them in sight as it draws.
 function draw(state, focusKey) {
-  board.show(state);
   guide?.show(state, session.actions);
+  board.show(state);
   const played = session.played;
   document.getElementById("progress").textContent = played === 1 ? "1 move played" : `${played} moves played`;
   showFinish(state);
@@ -202,7 +203,11 @@ function showFinish(state) {
   if (typeof summary === "function") countDownTo(summaryNode, state.puzzle.line_opens_at, summary);
   else summaryNode.textContent = summary;
   clear(document.getElementById("finish-links"), links);
-  if (wasHidden) document.getElementById("finish-title").focus();
+  // The whole panel in sight, not only its title: a guided game's last words are in it.
+  if (wasHidden) {
+    document.getElementById("finish-title").focus({ preventScroll: true });
+    finish.scrollIntoView({ block: "nearest" });
+  }
 }
 
 // The official run takes the name the player has when it ends.
@@ -342,8 +347,8 @@ async function start() {
   }
   session = newSession();
   const boards = await loadBoard(game);
-  board = boards.createBoard(root, { interactive: true, onPlay: advance, testRound: dailyTestRound() });
   const guidePanel = document.getElementById("guide");
+  board = boards.createBoard(root, { interactive: true, onPlay: advance, testRound: dailyTestRound(), guide: guidePanel });
   if (guidePanel) guide = (await import("./guide.js")).createGuide(guidePanel, root, boards);
   document.getElementById("submit-form")?.addEventListener("submit", submit);
   document.getElementById("name-form")?.addEventListener("submit", rename);

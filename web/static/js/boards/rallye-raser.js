@@ -8,7 +8,6 @@ import { clear, h, keepsInSight, restoreFocus, scrollToShow, signed } from "../u
 const LANES = ["L", "M", "R"];
 const LANE_NAMES = { L: "left", M: "middle", R: "right" };
 const LANE_DICE = { L: "1–2", M: "3–4", R: "5–6" };
-const LANE_DICE_WORDS = { L: "1 or 2", M: "3 or 4", R: "5 or 6" };
 // The notes that warn (a cost), rather than inform.
 const WARNINGS = new Set(["loss_of_control", "gasfuss", "engine_damage", "timer_out"]);
 const STATUS = {
@@ -96,26 +95,20 @@ export function describeOutcome(action, before, after) {
 }
 
 // The guided first game's step: the controls of a move, in the order they are used (as
-// data-focus-key values), and what to do in words. A gear change travels with the roll,
-// so the two are one step.
-export function guideStep(action, view) {
+// data-focus-key values). A gear change travels with the roll, so the two are one step.
+// What to do, in words, is the server's (its lesson, worked out from the engine).
+export function guideStep(action) {
   switch (action.type) {
-    case "gear": return [[`gear:${action.gear}`, "roll"],
-      `Shift to gear ${action.gear}, then roll: the gear is how many dice your route takes this round (one step up or down is free).`];
-    case "roll": return [["roll"], "Roll the three dice."];
-    case "reroll": return [["reroll"], "Reroll the dice you have not used."];
-    case "place": {
-      const value = view.pool[action.die];
-      return [[`die:${action.die}`, `field:${action.row}:${action.lane}`],
-        `Choose the ${value}, then the field marked + on ${fieldName(action.row, action.lane)}: a ${value} fits the ${LANE_NAMES[action.lane]} lane, which takes ${LANE_DICE_WORDS[action.lane]}.`];
-    }
-    case "reserve": return [[`die:${action.die}`, "reserve-die"], `Choose the ${view.pool[action.die]}, then "Reserve this die": it waits for a later round.`];
-    case "place_reserve": return [["reserve", `field:${action.row}:${action.lane}`], `Choose the reserved die, then the field marked + on ${fieldName(action.row, action.lane)}.`];
-    case "control": return [[`control:${action.step}:${action.delta}`],
-      `Spend 1 control on route die ${action.step + 1} (${action.delta > 0 ? "+1" : "−1"}) so that it fits its lane.`];
-    case "modify": return [[`modify:${action.step}:${action.delta}`], `Spend the reserve on route die ${action.step + 1} so that it fits its lane.`];
-    case "move": return [["move"], "Drive the route: the car follows your dice in order. Every die fits its lane, so nothing is lost."];
-    default: return [[], ""];
+    case "gear": return [[`gear:${action.gear}`, "roll"]];
+    case "roll": return [["roll"]];
+    case "reroll": return [["reroll"]];
+    case "place": return [[`die:${action.die}`, `field:${action.row}:${action.lane}`]];
+    case "reserve": return [[`die:${action.die}`, "reserve-die"]];
+    case "place_reserve": return [["reserve", `field:${action.row}:${action.lane}`]];
+    case "control": return [[`control:${action.step}:${action.delta}`]];
+    case "modify": return [[`modify:${action.step}:${action.delta}`]];
+    case "move": return [["move"]];
+    default: return [[]];
   }
 }
 
@@ -159,8 +152,10 @@ function roadRows(view) {
   return [...unique.values()].sort((a, b) => b.row - a.row);
 }
 
-// actor: who plays, as the board names them ("You", or in a replay "The optimal line").
-export function createBoard(root, { interactive, onPlay, actor = "You" }) {
+// actor: who plays, as the board names them ("You", or in a replay "The optimal line");
+// guide: the guided first game's panel, drawn at the head of the deck so that its words
+// stay on screen with the controls they point at.
+export function createBoard(root, { interactive, onPlay, actor = "You", guide = null }) {
   let view = null;
   let legal = [];
   let notes = new Map(); // legal action -> what it costs, as the server says (its stakes)
@@ -501,7 +496,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You" }) {
     clear(root, h("div", { class: "rr-board" },
       h("div", { class: "rr-road" }, road()),
       dials(),
-      h("div", { class: "rr-tray" }, controls()),
+      h("div", { class: "rr-tray" }, guide, controls()),
       routePanel(),
       lastRound(),
       roadNotes()));
