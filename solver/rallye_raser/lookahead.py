@@ -48,8 +48,9 @@ from solver.rallye_raser.round import (
 # number of rounds, but every round the rules force dice onto the road (RR-8), so a
 # round spent waiting is not free, and a player who waits for ever never finishes
 # (RR-26). This figure was chosen by measuring the player over seeds
-# (docs/puzzle-quality.md).
-ROUND_PRICE = 0.5
+# (docs/puzzle-quality.md): cheaper prices made the car wait on a card's last row
+# until the leaf stopped counting on gear-3 checks it cannot reach there.
+ROUND_PRICE = 0.2
 SAFE_ROUNDS = 36  # beyond this many rounds in all, the safety bound looms (RR-26)
 LEAF_FILE = pathlib.Path(__file__).with_name("leaf.json")
 
