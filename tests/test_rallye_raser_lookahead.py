@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
 from typing import Any
 
 from bench.agreement import deeper_look
 from puzzles.rallye_raser.engine import RallyeRaser
 from solver.expert import PlayerView, analyse, player_views
+from solver.rallye_raser.leaf_fit import RoundEnd, fit
 from solver.rallye_raser.lookahead import (
-    CLEAN_FINISH,
+    LEAF,
+    LEAF_FILE,
     ROUND_PRICE,
+    DialOdds,
+    Leaf,
     LookaheadPlayer,
     dial_points,
     roll_outcomes,
@@ -30,15 +36,15 @@ def test_rr7_every_roll_is_summed_over_with_its_probability() -> None:
 
 def test_rr24_rr25_the_dials_at_the_finish_score_a_clean_finish_or_an_unclean_one() -> None:
     # Timer 5 and control 6 with no check left: clean 2*6+6, unclean 2*4+6 (RR-24).
-    expected = CLEAN_FINISH * 18 + (1 - CLEAN_FINISH) * 14
-    assert math.isclose(dial_points(5, 6, 0, 0.0), expected)
-    assert dial_points(0, 6, 3, 0.3) == 0.0  # RR-22: no timer, no score
+    odds = DialOdds(0.0, 0.8, 0.8)
+    assert math.isclose(dial_points(5, 6, 0, odds), 0.8 * 18 + 0.2 * 14)
+    assert dial_points(0, 6, 3, DialOdds(0.3, 0.8, 0.8)) == 0.0  # RR-22: no timer, no score
 
 
 def test_rr21_more_control_never_reaches_fewer_points() -> None:
     for checks in range(4):
         for timer in range(1, 7):
-            values = [dial_points(timer, control, checks, 0.3) for control in range(7)]
+            values = [dial_points(timer, control, checks, LEAF.odds) for control in range(7)]
             assert values == sorted(values)
 
 
@@ -119,3 +125,27 @@ def test_the_deeper_look_plays_both_choices_in_the_same_futures() -> None:
     assert deeper_look(GAME.name, view, late["expert"], late["expert"], 3) == (0.0, 0.0)
     mean, error = deeper_look(GAME.name, view, late["action"], late["expert"], 3)
     assert math.isfinite(mean) and math.isfinite(error) and error >= 0
+
+
+def test_the_shipped_leaf_is_its_generators_output() -> None:
+    """leaf.json holds what leaf_fit writes: the command, the training seeds (never the
+    seeds the par is measured on) and figures that load into a Leaf and back."""
+    document = json.loads(LEAF_FILE.read_text())
+    assert document["generator"].startswith("python -m solver.rallye_raser.leaf_fit ")
+    assert not document["training_seeds"].startswith("quality-")
+    leaf = Leaf.load()
+    assert leaf.as_json() == document["leaf"]
+    assert 0 <= leaf.odds.mishap <= 1 and leaf.rows_per_round > 0
+
+
+def test_the_fit_recovers_the_figures_that_made_the_races() -> None:
+    """Round ends whose final points are what some odds predict, and whose rounds are a
+    linear function of rows, gear and damage, give back those figures."""
+    odds, ends = DialOdds(0.15, 0.9, 0.7), []
+    for timer, control, checks, gear in itertools.product(range(3, 7), range(7), range(4), (1, 3)):
+        reserve, damaged, rows = control % 2 == 0, checks % 2 == 1, float(3 * checks + control)
+        points = dial_points(timer, control, checks, odds) + 0.5 * reserve
+        left = 0.25 + rows / 1.6 + (3 - gear) * 0.5 + damaged * 0.75
+        end = RoundEnd(timer, control, checks, 0, reserve, gear, damaged, rows, left, points)
+        ends.append(end)
+    assert fit(ends) == Leaf(odds, 0.5, 1.6, 0.5, 0.75, 0.25)

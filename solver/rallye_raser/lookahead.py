@@ -10,9 +10,10 @@ control changes only values, spending it at the end loses no choice.
 Where the round ends, the rest of the race is valued without foresight by `Outlook`:
 the points the dials can still reach through the gear checks left (RR-21) and the
 finish (RR-24), less a small price per round still to drive (RR-25's tie-break, and
-the safety bound of RR-26). Nothing here reads a die not rolled or a card not drawn:
-the search takes a state that agrees with the player's view, and reads only the
-cards in view and the pool.
+the safety bound of RR-26). Its figures (`Leaf`, in leaf.json) are fitted to the
+search's own races on training seeds by leaf_fit.py. Nothing here reads a die not
+rolled or a card not drawn: the search takes a state that agrees with the player's
+view, and reads only the cards in view and the pool.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import pathlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -29,7 +31,7 @@ from typing import NamedTuple
 from puzzles.base import Action
 from puzzles.rallye_raser.engine import DICE_COUNT, GEAR_CHECK, MAX_REROLLS, MAX_ROUNDS, TRACK_MAX
 from puzzles.rallye_raser.states import State
-from puzzles.rallye_raser.track import CARDS, card_index, card_sections, limit_of
+from puzzles.rallye_raser.track import CARDS, LANES, card_index, card_sections, limit_of
 from puzzles.rallye_raser.track import field as field_kind
 from solver.rallye_raser.round import (
     Drive,
@@ -45,55 +47,95 @@ from solver.rallye_raser.round import (
 # The price of one round still to drive, in points. RR-25 counts a point above any
 # number of rounds, but every round the rules force dice onto the road (RR-8), so a
 # round spent waiting is not free, and a player who waits for ever never finishes
-# (RR-26). These figures were chosen by measuring the player over seeds
-# (docs/puzzle-quality.md).
-ROUND_PRICE = 0.5
-ROWS_PER_ROUND = 1.8  # rows a round drives, on average
-SLOW_GEAR_ROUNDS = 1.0  # rounds lost per gear below 3 at a round's start (RR-5)
-DAMAGE_ROUNDS = 0.5  # a round in which the gear may not rise (RR-6)
-RESERVE_POINTS = 0.3  # a die held in reserve mends a misfit later (RR-14)
+# (RR-26). This figure was chosen by measuring the player over seeds
+# (docs/puzzle-quality.md): cheaper prices made the car wait on a card's last row
+# until the leaf stopped counting on gear-3 checks it cannot reach there.
+ROUND_PRICE = 0.2
 SAFE_ROUNDS = 36  # beyond this many rounds in all, the safety bound looms (RR-26)
-MISHAP = 0.3  # the chance of a control point lost on the way to a gear check
-CLEAN_FINISH = 0.8  # the chance that a finish is perfect (RR-24)
-TOP_GEAR_CHECK = 0.8  # the chance that a check meant for gear 3 runs in it
+LEAF_FILE = pathlib.Path(__file__).with_name("leaf.json")
+
+
+class DialOdds(NamedTuple):
+    """The chances that shape the points the dials can still reach."""
+
+    mishap: float  # a control point lost on the way to a gear check (RR-8, RR-17)
+    clean_finish: float  # a finish is perfect (RR-24)
+    top_gear_check: float  # a check meant for gear 3 runs in it (RR-9, RR-21)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """The figures of a round end's value, fitted to the search's own play
+    (solver/rallye_raser/leaf_fit.py writes them to leaf.json)."""
+
+    odds: DialOdds
+    reserve_points: float  # a die held in reserve (RR-12 to RR-14)
+    rows_per_round: float  # rows a round drives, on average
+    slow_gear_rounds: float  # rounds lost per gear below 3 at a round's end (RR-5)
+    damage_rounds: float  # rounds lost to a round in which the gear may not rise (RR-6)
+    base_rounds: float  # rounds, the finishing one included, beyond the rows' share
+
+    @classmethod
+    def load(cls, path: pathlib.Path = LEAF_FILE) -> Leaf:
+        figures = json.loads(path.read_text())["leaf"]
+        return cls(DialOdds(**figures.pop("odds")), **figures)
+
+    def as_json(self) -> dict[str, object]:
+        return {"odds": self.odds._asdict(), **{k: v for k, v in vars(self).items() if k != "odds"}}
+
+
+LEAF = Leaf.load()
 
 
 @cache
-def dial_points(timer: int, control: int, checks: int, hazard: float) -> float:
+def dial_points(
+    timer: int, control: int, checks: int, odds: DialOdds, top_cost: int | None = 0
+) -> float:
     """The points dials can be expected to end with through `checks` gear checks, each in
     the gear that serves best (RR-21), and the finish (RR-24, RR-25), when on the way to
-    each a control point is lost with probability hazard (to a misfit the rules force,
-    RR-8; with no control left, a timer point, RR-17)."""
+    each a control point is lost with probability odds.mishap (to a misfit the rules
+    force, RR-8; with no control left, a timer point, RR-17). top_cost: the control a
+    shift to gear 3 costs before the next check (RR-5), None when out of reach."""
     if timer <= 0:
         return 0.0
     hurt = (timer, control - 1) if control else (timer - 1, 0)
-    return (1 - hazard) * _next_stop(timer, control, checks, hazard) + hazard * _next_stop(
-        *hurt, checks, hazard
-    )
+    return (1 - odds.mishap) * _next_stop(
+        timer, control, checks, odds, top_cost
+    ) + odds.mishap * _next_stop(*hurt, checks, odds, top_cost)
 
 
-def _next_stop(timer: int, control: int, checks: int, hazard: float) -> float:
+def _next_stop(
+    timer: int, control: int, checks: int, odds: DialOdds, top_cost: int | None
+) -> float:
     """The points after the next gear check, in the gear that serves best, or after the
-    finish (clean with probability CLEAN_FINISH). A check in gear 3 needs a full route
-    of three dice that fit (RR-9, RR-16) and comes off with probability TOP_GEAR_CHECK;
-    else the route falls short and the check runs in gear 1 (RR-19)."""
+    finish (clean with probability odds.clean_finish). A check in gear 3 needs a full
+    route of three dice that fit (RR-9, RR-16) and comes off with probability
+    odds.top_gear_check; else the route falls short and the check runs in gear 1 (RR-19)."""
     if timer <= 0:
         return 0.0
     if checks <= 0:
         clean = 2 * min(TRACK_MAX, timer + 1) + control
         unclean = 2 * (timer - 1) + control if timer > 1 else 0
-        return CLEAN_FINISH * clean + (1 - CLEAN_FINISH) * unclean
-    after = {
-        gear: dial_points(
-            min(TRACK_MAX, max(0, timer + change[0])),
-            min(TRACK_MAX, max(0, control + change[1])),
-            checks - 1,
-            hazard,
-        )
-        for gear, change in GEAR_CHECK.items()
-    }
-    top = TOP_GEAR_CHECK * after[3] + (1 - TOP_GEAR_CHECK) * after[1]
-    return max(top, after[2], after[1])
+        return odds.clean_finish * clean + (1 - odds.clean_finish) * unclean
+    low = max(_after_check(timer, control, checks, odds, gear) for gear in (1, 2))
+    if top_cost is None or top_cost > control:
+        return low
+    paid = control - top_cost
+    top = odds.top_gear_check * _after_check(timer, paid, checks, odds, 3) + (
+        1 - odds.top_gear_check
+    ) * _after_check(timer, paid, checks, odds, 1)
+    return max(top, low)
+
+
+def _after_check(timer: int, control: int, checks: int, odds: DialOdds, gear: int) -> float:
+    """The points after a gear check in gear (RR-21), dials kept within 0..6 (RR-1)."""
+    timer_change, control_change = GEAR_CHECK[gear]
+    return dial_points(
+        min(TRACK_MAX, max(0, timer + timer_change)),
+        min(TRACK_MAX, max(0, control + control_change)),
+        checks - 1,
+        odds,
+    )
 
 
 @cache
@@ -118,6 +160,8 @@ class Outlook:
     visible_end: int  # the first row beyond card B (or the finish zone's start)
     rows_unseen: float  # the expected rows of the cards still to draw
     round_number: int  # the round being played
+    leaf: Leaf = LEAF
+    limits: frozenset[Spot] = frozenset()  # the speed-limit fields of the cards in view
 
     def rows_left(self, row: int) -> float:
         return self.visible_end - row + self.rows_unseen
@@ -136,16 +180,30 @@ class Outlook:
         kind, timer, control = settled
         if kind == "finish":
             return float(2 * timer + control), float(self.round_number)
+        leaf = self.leaf
         checks = self.card_count - 1 - card_index(starts, drive.car[0])
         rounds = (
             self.round_number
-            + self.rows_left(drive.car[0]) / ROWS_PER_ROUND
-            + (3 - drive.gear) * SLOW_GEAR_ROUNDS
-            + drive.damaged * DAMAGE_ROUNDS
+            + leaf.base_rounds
+            + self.rows_left(drive.car[0]) / leaf.rows_per_round
+            + (3 - drive.gear) * leaf.slow_gear_rounds
+            + drive.damaged * leaf.damage_rounds
         )
         late = max(0.0, rounds - SAFE_ROUNDS)  # the risk of RR-26's bound, in points
-        points = dial_points(timer, control, checks, MISHAP) - late * late
-        return points + (RESERVE_POINTS if reserve is not None else 0.0), rounds
+        top_cost = self.top_gear_cost(drive.car, drive.gear, drive.damaged, starts)
+        points = dial_points(timer, control, checks, leaf.odds, top_cost) - late * late
+        return points + (leaf.reserve_points if reserve is not None else 0.0), rounds
+
+    def top_gear_cost(self, car: Spot, gear: int, damaged: bool, starts: list[int]) -> int | None:
+        """The control a shift to gear 3 for the next gear check costs, None when out of
+        reach. From a card's last row the next round crosses, in a gear the shift reaches
+        from this one (RR-5, RR-6) that may leave the field (RR-18): a car that waits
+        there would otherwise count on a check in gear 3 it cannot have."""
+        if car[0] + 1 != starts[card_index(starts, car[0]) + 1]:
+            return 0
+        if car in self.limits or (damaged and gear < 3):
+            return None
+        return max(0, 2 - gear)
 
 
 # A dice-phase node: (rolls made, pool, route, values, reserve, placed since the roll,
@@ -352,7 +410,7 @@ def _without(pool: tuple[int, ...], value: int) -> tuple[int, ...]:
     return tuple(rest)
 
 
-def outlook_of(state: State) -> Outlook:
+def outlook_of(state: State, leaf: Leaf = LEAF) -> Outlook:
     """The race as the player sees it at this round: cards in view, cards still to draw."""
     starts: list[int] = state["card_starts"]
     undrawn_after = state["card_a"] + 2
@@ -362,13 +420,20 @@ def outlook_of(state: State) -> Outlook:
         end, unseen = starts[undrawn_after], hidden * unseen_sections(seen)
     else:
         end, unseen = starts[-1], 0.0
-    return Outlook(len(starts) - 1, end, unseen, state["round"])
+    limits = frozenset(
+        (row, lane)
+        for row in range(starts[state["card_a"]], end)
+        for lane in LANES
+        if limit_of(field_kind(state["track"], row, lane)) is not None
+    )
+    return Outlook(len(starts) - 1, end, unseen, state["round"], leaf, limits)
 
 
 class LookaheadPlayer:
     """Plays each round by RoundSearch; reads only what the player sees of a state."""
 
-    def __init__(self) -> None:
+    def __init__(self, leaf: Leaf = LEAF) -> None:
+        self.leaf = leaf
         # The searches of the round in play, one per gear and control left (RR-5): a
         # round's gear is chosen by searching each, then played in the one chosen.
         self._searches: dict[tuple[object, ...], RoundSearch] = {}
@@ -383,7 +448,13 @@ class LookaheadPlayer:
             track = Track(state["seed"], state)
             car = (state["car"]["row"], state["car"]["lane"])
             self._searches[key] = RoundSearch(
-                track, outlook_of(state), car, state["card_a"], gear, state["timer"], control
+                track,
+                outlook_of(state, self.leaf),
+                car,
+                state["card_a"],
+                gear,
+                state["timer"],
+                control,
             )
         return self._searches[key]
 
