@@ -988,6 +988,37 @@ def test_a_phone_says_all_a_desktop_says_about_each_choice(game: str, open_page:
     expect_same_words(page, f"{game} over")
 
 
+# Taps per move of a par line at most. Rallye Raser's took 163 for 113 moves while each die
+# was chosen before its field and each gear before its roll; a field that places the one
+# die fitting it, a reserve button per value and a roll button per gear make it about one.
+TAP_BUDGET = {"rallye-raser": 1.1, "crazy-rally": 3}
+# Every tap a player makes: a click the browser itself delivers (not one a script sends).
+COUNT_TAPS = """() => {
+  window.taps = 0;
+  document.addEventListener("click", (event) => { window.taps += event.isTrusted; }, true);
+}"""
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_expert_s_whole_game_is_played_in_as_few_taps_as_its_choices_allow(
+    game: str, open_page: OpenPage
+):
+    """The expert's own run of a seed (its par line) tapped through the page, each choice
+    made by the player: the taps are counted and printed (docs/frontend.md records them)."""
+    seed = "browser-taps"
+    found = expert.par(game, seed)
+    line = found["actions"]
+    page = open_page(f"/play/{game}/{seed}", width=390, height=844)
+    wait_until_idle(page)
+    page.evaluate(COUNT_TAPS)
+    play_through_ui(page, game, line)
+    # The page reached par: the same run, whichever of two dice of one value it placed.
+    expect(page.locator("#finish-summary")).to_contain_text(f"a score of {found['par']}.")
+    taps = page.evaluate("window.taps")
+    print(f"\n{game}: {taps} taps for the {len(line)} moves of par on seed {seed}")
+    assert taps <= TAP_BUDGET[game] * len(line)
+
+
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):
     game, seed = "crazy-rally", "browser-offline"
     actions = practice_run(game, seed)
