@@ -1019,6 +1019,62 @@ def test_the_expert_s_whole_game_is_played_in_as_few_taps_as_its_choices_allow(
     assert taps <= TAP_BUDGET[game] * len(line)
 
 
+def offered_names(state: dict[str, Any], lane: str) -> list[str]:
+    """What a field of the lane offers with no die chosen, as its label names them: the
+    roll's values (each once) and the reserve that fit the lane (RR-16), or all if none does."""
+    values = list(dict.fromkeys(state["pool"]))
+    every = [(f"the {value}", value) for value in values]
+    if state["reserve"] is not None:
+        every.append((f"the reserved {state['reserve']}", state["reserve"]))
+    fitting = [name for name, value in every if lane_fits(lane, value)]
+    return fitting or [name for name, _ in every]
+
+
+def test_a_field_tapped_first_offers_the_dice_that_fit_it_and_no_fewer(open_page: OpenPage):
+    """Along the expert's run, with no die chosen, every field a die can reach offers what
+    the engine lets fit its lane: the one die placed on a tap, or several to choose from,
+    each a button with its stakes, the focus on one that keeps control, axe clean."""
+    game, seed = "rallye-raser", "browser-taps"
+    engine = GAMES[game]
+    line = expert.par(game, seed)["actions"]
+    page = open_page(f"/play/{game}/{seed}", width=390, height=844)
+    wait_until_idle(page)
+    asked = False
+    for index, action in enumerate(line):
+        if played_with_previous(game, line, index):
+            continue
+        state = engine.replay(seed, line[:index])
+        targets = {(a["row"], a["lane"]) for a in engine.legal_actions(state) if "row" in a}
+        offers = page.locator("#board .offer")
+        assert offers.count() == len(targets), f"move {index + 1}"
+        for offer in offers.all():
+            names = offered_names(state, offer.get_attribute("data-lane"))
+            label = offer.get_attribute("aria-label")
+            if len(names) == 1:
+                assert label.startswith(f"Place {names[0]} on "), label
+                continue
+            assert offer.get_attribute("data-places") is None
+            assert label.startswith(f"Choose {' or '.join(names)} for "), label
+            if not asked:
+                offer.click()
+                picks = page.locator('#board .chooser [data-focus-key^="pick:"]')
+                expect(picks).to_have_count(len(names))
+                focused = page.evaluate("document.activeElement.dataset.focusKey")
+                # The offers all fit, or none does: then the focus waits on "Cancel".
+                costly = "loss of control" in page.locator("#board .chooser").inner_text()
+                assert focused == (
+                    "pick-cancel" if costly else picks.first.get_attribute("data-focus-key")
+                )
+                expect_accessible(page, "a field's dice offered")
+                page.locator(key("pick-cancel")).click()
+                expect(page.locator("#board .chooser")).to_have_count(0)
+                asked = True
+        play_through_ui(
+            page, game, line[index : index + 1 + held_back(game, action)], already=index
+        )
+    assert asked
+
+
 def test_a_lost_connection_is_explained_and_loses_nothing(open_page: OpenPage, watch: PageWatch):
     game, seed = "crazy-rally", "browser-offline"
     actions = practice_run(game, seed)

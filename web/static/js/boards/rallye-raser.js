@@ -30,7 +30,7 @@ export function legend() {
   return [
     [carIcon(), "Your car. It starts each round on card A; reaching card B moves the cards on and runs the gear check."],
     [h("span", { class: "limit-sign inline" }, "2"), "Speed limit: leave this field in this gear or lower, or the car stops here and the gear drops to the limit (Gasfuss). No step from one limit straight onto another."],
-    [h("span", { class: "legend-target" }, "+"), "Where the selected die can go: next to the car, then next to the previous die, forwards or sideways."],
+    [h("span", { class: "legend-target" }, "+"), "Where the selected die can go: next to the car, then next to the previous die, forwards or sideways. With no die selected, such a field shows the values of the roll that fit it (✗: none does); tapping it places that die, or asks which."],
     [h("span", { class: "legend-step" }, "1"), "Your route, in driving order."],
     ["L M R", "Lanes: a die fits the left lane with 1–2, the middle with 3–4, the right with 5–6. A die that does not fit is a loss of control: timer −1 and the round ends there."],
     [dieFace(6, "timer"), "Timer (0–6): at 0 the race ends without a score."],
