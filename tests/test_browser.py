@@ -1033,7 +1033,8 @@ def offered_names(state: dict[str, Any], lane: str) -> list[str]:
 def test_a_field_tapped_first_offers_the_dice_that_fit_it_and_no_fewer(open_page: OpenPage):
     """Along the expert's run, with no die chosen, every field a die can reach offers what
     the engine lets fit its lane: the one die placed on a tap, or several to choose from,
-    each a button with its stakes, the focus on one that keeps control, axe clean."""
+    each a button with its stakes, the focus never by itself on one that loses control,
+    axe clean."""
     game, seed = "rallye-raser", "browser-taps"
     engine = GAMES[game]
     line = expert.par(game, seed)["actions"]
@@ -1047,6 +1048,9 @@ def test_a_field_tapped_first_offers_the_dice_that_fit_it_and_no_fewer(open_page
         targets = {(a["row"], a["lane"]) for a in engine.legal_actions(state) if "row" in a}
         offers = page.locator("#board .offer")
         assert offers.count() == len(targets), f"move {index + 1}"
+        # The focus lands by itself on no field that loses control (after a roll, the dice).
+        stakes = page.evaluate("document.activeElement.dataset?.stakes ?? ''")
+        assert "loss_of_control" not in stakes, f"move {index + 1}"
         for offer in offers.all():
             names = offered_names(state, offer.get_attribute("data-lane"))
             label = offer.get_attribute("aria-label")
