@@ -150,9 +150,11 @@ def crazy_rally_clicks(action: dict[str, Any]) -> list[str]:
 
 
 def rallye_raser_clicks(action: dict[str, Any]) -> list[str]:
-    """The controls to click, in order, to play one Rallye Raser action."""
+    """The controls to click, in order, to play one Rallye Raser action: a place die first
+    (a field tapped first places a die only when it is the one value that fits)."""
     kind = action["type"]
     if kind == "gear":
+        # "Roll in gear N": the gear and the roll after it, on one tap.
         return [key(f"gear:{action['gear']}")]
     if kind in ("roll", "reroll", "move"):
         return [key(kind)]
@@ -168,12 +170,36 @@ def rallye_raser_clicks(action: dict[str, Any]) -> list[str]:
 CLICKS = {"crazy-rally": crazy_rally_clicks, "rallye-raser": rallye_raser_clicks}
 
 
-# Choices a board only marks, to send with the next action that reveals something.
+def rallye_raser_shortcut(action: dict[str, Any]) -> str | None:
+    """The one control that plays the action on a single tap when the board offers it: a
+    field showing the one die (or the reserve) it places, a reserve button of the die."""
+    field = f"field:{action.get('row')}:{action.get('lane')}"
+    if action["type"] == "reserve":
+        return key(f"reserve-die:{action['die']}")
+    if action["type"] == "place":
+        return f'{key(field)}[data-places="die:{action["die"]}"]'
+    if action["type"] == "place_reserve":
+        return f'{key(field)}[data-places="reserve"]'
+    return None
+
+
+SHORTCUTS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "crazy-rally": lambda _action: None,
+    "rallye-raser": rallye_raser_shortcut,
+}
+
+
+# Choices whose tap also plays the next action: a gear is rolled in, on one tap.
 HELD_BACK = {"rallye-raser": {"gear"}, "crazy-rally": set()}
 
 
 def held_back(game: str, action: dict[str, Any]) -> bool:
     return action["type"] in HELD_BACK[game]
+
+
+def played_with_previous(game: str, actions: list[Any], index: int) -> bool:
+    """Whether actions[index] was played by the tap of the action before it."""
+    return index > 0 and held_back(game, actions[index - 1])
 
 
 def settled_prefix(game: str, actions: list[Any], at_least: int) -> int:
@@ -194,21 +220,27 @@ def confirms(game: str, action: dict[str, Any]) -> bool:
 
 
 def click_action(page: Page, game: str, action: dict[str, Any]) -> None:
-    """Click the controls of one action, confirming a drive the board asks about."""
-    for selector in CLICKS[game](action):
-        page.locator(selector).click(timeout=STEP_TIMEOUT_MS)
+    """Click the controls of one action, on one tap when the board offers it, confirming a
+    drive the board asks about."""
+    shortcut = SHORTCUTS[game](action)
+    if shortcut and page.locator(shortcut).count():
+        page.locator(shortcut).click(timeout=STEP_TIMEOUT_MS)
+    else:
+        for selector in CLICKS[game](action):
+            page.locator(selector).click(timeout=STEP_TIMEOUT_MS)
     if confirms(game, action) and page.locator(CONFIRM_DRIVE).count():
         page.locator(CONFIRM_DRIVE).click(timeout=STEP_TIMEOUT_MS)
 
 
 def play_through_ui(page: Page, game: str, actions: list[Any], already: int = 0) -> None:
     """Click each action through the board, waiting for the server's answer after each
-    one the board sends (a held-back choice travels with the next)."""
-    for number, action in enumerate(actions, start=already + 1):
+    tap (a gear's tap plays the roll after it too)."""
+    for index, action in enumerate(actions):
+        if played_with_previous(game, actions, index):
+            continue
         click_action(page, game, action)
-        if not held_back(game, action):
-            expect_moves(page, number)
-            wait_until_idle(page)
+        expect_moves(page, already + index + 1 + held_back(game, action))
+        wait_until_idle(page)
 
 
 def screenshot(page: Page, name: str) -> Path:

@@ -141,11 +141,13 @@ export function rememberFocus() {
 }
 
 // The focus moves without scrolling: the board scrolls itself to keep the car and the
-// step's controls in view (keepInSight).
+// step's controls in view (keepInSight). A control gone from the board hands the focus to
+// the one it marks primary, wherever it stands, and only then to its first button (on the
+// Rallye Raser road, a field can come before the dice, and a field can cost a timer point).
 export function restoreFocus(root, key) {
   if (!key) return;
   const same = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]:not(:disabled)`);
-  const fallback = root.querySelector("[data-primary]:not(:disabled), button:not(:disabled)");
+  const fallback = root.querySelector("[data-primary]:not(:disabled)") || root.querySelector("button:not(:disabled)");
   (same || fallback)?.focus({ preventScroll: true });
 }
 

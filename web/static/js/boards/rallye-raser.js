@@ -29,7 +29,7 @@ export function legend() {
   return [
     [carIcon(), "Your car. It starts each round on card A; reaching card B moves the cards on and runs the gear check."],
     [h("span", { class: "limit-sign inline" }, "2"), "Speed limit: leave this field in this gear or lower, or the car stops here and the gear drops to the limit (Gasfuss). No step from one limit straight onto another."],
-    [h("span", { class: "legend-target" }, "+"), "Where the selected die can go: next to the car, then next to the previous die, forwards or sideways."],
+    [h("span", { class: "legend-target" }, "+"), "Where the selected die can go: next to the car, then next to the previous die, forwards or sideways. With no die selected, such a field shows the values of the roll that fit it (✗: none does); tapping it places that die, or asks which."],
     [h("span", { class: "legend-step" }, "1"), "Your route, in driving order."],
     ["L M R", "Lanes: a die fits the left lane with 1–2, the middle with 3–4, the right with 5–6. A die that does not fit is a loss of control: timer −1 and the round ends there."],
     [dieFace(6, "timer"), "Timer (0–6): at 0 the race ends without a score."],
@@ -95,11 +95,11 @@ export function describeOutcome(action, before, after) {
 }
 
 // The guided first game's step: the controls of a move, in the order they are used (as
-// data-focus-key values). A gear change travels with the roll, so the two are one step.
+// data-focus-key values). A gear's button rolls too, so a gear change and its roll are one step.
 // What to do, in words, is the server's (its lesson, worked out from the engine).
 export function guideStep(action) {
   switch (action.type) {
-    case "gear": return [[`gear:${action.gear}`, "roll"]];
+    case "gear": return [[`gear:${action.gear}`]];
     case "roll": return [["roll"]];
     case "reroll": return [["reroll"]];
     case "place": return [[`die:${action.die}`, `field:${action.row}:${action.lane}`]];
@@ -162,7 +162,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
   let scoreNow = null; // the score if the run finished now
   let confirming = false; // a drive that damages the engine waits for "Drive anyway"
   let selected = null; // {source: "pool", die} or {source: "reserve"}
-  let gearChoice = null; // the gear action chosen this round, sent with the roll
+  let picking = null; // {row, lane}: a field tapped first, its dice offered to choose from
   let busy = false;
   let carShownAt = null; // where the car was last drawn
 
@@ -180,6 +180,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
   // point, so when every target does, the focus stays on the die.
   function select(next) {
     selected = next;
+    picking = null;
     draw();
     const first = placeActions().find((action) => !losesControl(action));
     if (next && first) restoreFocus(root, `field:${first.row}:${first.lane}`);
@@ -218,13 +219,33 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
 
   const notesOf = (action) => notes.get(action) || [];
   const losesControl = (action) => notesOf(action).some((n) => n.kind === "loss_of_control");
+  const valueOf = (action) => (action.type === "place_reserve" ? view.reserve : view.pool[action.die]);
+  const offerName = (action) => (action.type === "place_reserve" ? `the reserved ${view.reserve}` : `the ${valueOf(action)}`);
+
+  // Of actions on the roll's dice, the first for each value: dice showing one value are one choice.
+  const firstOfEachValue = (actions) => {
+    const seen = new Set();
+    return actions.filter((a) => !seen.has(view.pool[a.die]) && seen.add(view.pool[a.die]));
+  };
+
+  // With no die chosen, a field offers what may go there: the dice of the roll (one per
+  // value) and the reserve that fit its lane (RR-16), or when none fits, all of them, each
+  // a loss of control. A single offer is placed by tapping the field; a field with more asks
+  // which. Any die may still be chosen first and placed on any field.
+  function offersFor(row, lane) {
+    if (selected || !interactive) return [];
+    const here = (a) => a.row === row && a.lane === lane;
+    const all = [...firstOfEachValue(ofType("place").filter(here)), ...ofType("place_reserve").filter(here)];
+    const fitting = all.filter((a) => !losesControl(a));
+    return fitting.length ? fitting : all;
+  }
 
   // What a target field holds for the selected die, drawn in the field: it fits (+), it
   // loses control (✗), and whether it reaches card B (gear check) or the finish.
-  function targetMark(said) {
+  function targetMark(said, sign = said.some((n) => n.kind === "loss_of_control") ? "✗" : "+") {
     const has = (kind) => said.some((n) => n.kind === kind);
     return h("span", { class: "target-mark", "aria-hidden": "true" },
-      has("loss_of_control") ? "✗" : "+",
+      sign,
       has("gear_check") ? h("small", { class: "mark-note" }, "gear check") : null,
       has("gasfuss") ? h("small", { class: "mark-note" }, "too fast") : null,
       has("finish") ? h("small", { class: "mark-note" }, said.find((n) => n.kind === "finish").text.startsWith("finish: a perfect") ? "perfect" : "timer −1") : null);
@@ -263,7 +284,50 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
         "data-row": row, "data-lane": lane, "data-stakes": said.map((n) => n.kind).join(" "),
         onclick: () => act(target), onkeydown: moveBetweenTargets, onfocus: show, onmouseenter: show }, content);
     }
+    const offers = offersFor(row, lane);
+    if (offers.length) return offerCell(row, lane, offers, `${cls} target offer`, parts, content);
     return h("div", { class: cls, role: "img", "aria-label": parts.join(", ") }, content);
+  }
+
+  // A field offering dice, marked with their values and what placing one there does (the
+  // same for each: all of them fit the lane, or none does).
+  function offerCell(row, lane, offers, cls, parts, content) {
+    const one = offers.length === 1 ? offers[0] : null;
+    const said = notesOf(offers[0]);
+    const misfit = losesControl(offers[0]);
+    const words = said.map((n) => n.text).join("; ");
+    const names = offers.map(offerName).join(" or ");
+    const what = one ? `Place ${names} on ${parts.join(", ")}` : `Choose ${names} for ${parts.join(", ")}`;
+    const show = () => showStakes(`${cap(fieldName(row, lane))}: ${names}, ${words}.`, misfit);
+    return h("button", { type: "button", class: `${cls}${misfit ? " misfit" : ""}`, "aria-label": `${what}: ${words}`, "data-focus-key": `field:${row}:${lane}`,
+      "data-row": row, "data-lane": lane, "data-stakes": said.map((n) => n.kind).join(" "),
+      "data-places": one ? (one.type === "place_reserve" ? "reserve" : `die:${one.die}`) : null,
+      onclick: () => (one ? act(one) : pick(row, lane)), onkeydown: moveBetweenTargets, onfocus: show, onmouseenter: show },
+    content, targetMark(said, `${misfit ? "✗" : ""}${offers.map(valueOf).join("/")}`));
+  }
+
+  const pickKey = (action) => (action.type === "place_reserve" ? "pick:reserve" : `pick:die:${action.die}`);
+
+  // A field with several dice to offer: they are listed below the dice, each with its
+  // stakes. The focus goes to the first that keeps control, or else to "Cancel".
+  function pick(row, lane) {
+    picking = { row, lane };
+    draw();
+    const first = offersFor(row, lane).find((action) => !losesControl(action));
+    restoreFocus(root, first ? pickKey(first) : "pick-cancel");
+  }
+
+  function chooser() {
+    const offers = picking ? offersFor(picking.row, picking.lane) : [];
+    if (!offers.length) return null;
+    const where = fieldName(picking.row, picking.lane);
+    const back = () => { const at = picking; picking = null; draw(); restoreFocus(root, `field:${at.row}:${at.lane}`); };
+    return h("div", { class: "actions chooser", role: "group", "aria-label": `Dice for ${where}` },
+      h("p", { class: "hint" }, `${cap(where)}: which die?`),
+      offers.map((a) => h("button", { type: "button", class: "pick", "data-focus-key": pickKey(a),
+        onclick: () => act(a) }, dieFace(valueOf(a), a.type === "place_reserve" ? "reserve" : "white"),
+      `Place ${offerName(a)}`, h("small", {}, ` (${notesOf(a).map((n) => n.text).join("; ")})`))),
+      h("button", { type: "button", "data-focus-key": "pick-cancel", onclick: back }, "Cancel"));
   }
 
   function road() {
@@ -314,30 +378,22 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
     return h("div", { class: "stat round-dial" }, h("span", {}, label), h("b", {}, value), h("span", {}, note));
   }
 
-  // A gear change reveals nothing, so it is only chosen here and travels with the roll.
-  function chooseGear(action) {
-    gearChoice = gearChoice === action ? null : action;
-    draw();
-    restoreFocus(root, `gear:${action.gear}`);
-  }
-
+  // The gear is chosen and rolled with one tap: a roll button for each gear the rules allow
+  // (RR-5), each saying beforehand what its shift costs. The board sends the gear, then the
+  // roll.
   function shiftControls() {
-    const gears = ofType("gear");
     const roll = legal.find((a) => a.type === "roll");
-    const gear = gearChoice ? gearChoice.gear : view.gear;
+    const rolls = [
+      { gear: view.gear, actions: [roll], key: "roll", note: "no shift" },
+      ...ofType("gear").map((a) => ({ gear: a.gear, actions: [a, roll], key: `gear:${a.gear}`, note: notesOf(a)[0]?.text ?? "a free shift" })),
+    ].sort((a, b) => a.gear - b.gear);
     return h("div", { class: "panel" },
-      h("h2", {}, `Round ${view.round}: choose the gear, then roll`),
-      h("p", { class: "muted" }, `Gear ${view.gear} now${gearChoice ? `, gear ${gear} chosen` : ""}. One step is free, each further step costs 1 control; the gear is how many dice the route takes.`),
+      h("h2", {}, `Round ${view.round}: roll in a gear`),
+      h("p", { class: "muted" }, `Gear ${view.gear} now. One step is free, each further step costs 1 control; the gear is how many dice the route takes.`),
       view.reserve !== null ? reserveSlot() : null,
-      interactive ? [
-        h("div", { class: "actions", role: "group", "aria-label": "Gear" }, gears.map((a) => {
-          const pressed = gearChoice === a;
-          return h("button", { type: "button", "aria-pressed": String(pressed), "data-focus-key": `gear:${a.gear}`, onclick: () => chooseGear(a) },
-            pressed ? `✓ Gear ${a.gear}` : `Shift to gear ${a.gear}`, notesOf(a).length ? h("small", {}, ` (${notesOf(a)[0].text})`) : null);
-        })),
-        h("div", { class: "actions" }, h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "roll", disabled: !roll,
-          onclick: () => (gearChoice ? act(gearChoice, roll) : act(roll)) }, `Roll the dice in gear ${gear}`)),
-      ] : null);
+      interactive ? h("div", { class: "actions", role: "group", "aria-label": "Roll in a gear" }, rolls.map((r) => h("button", {
+        type: "button", class: r.key === "roll" ? "primary" : null, "data-primary": r.key === "roll" || null, "data-focus-key": r.key,
+        onclick: () => act(...r.actions) }, `Roll in gear ${r.gear}`, h("small", {}, ` (${r.note})`)))) : null);
   }
 
   function poolDie(value, die) {
@@ -361,9 +417,14 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
     const rule = view.reserve !== null && view.phase !== "dice" ? h("p", { class: "muted" }, RESERVE_ROLL) : null;
     // The chosen die may go here instead of on the road: its button beside the slot.
     const reserve = selected?.source === "pool" && interactive ? legal.find((a) => a.type === "reserve" && a.die === selected.die) : null;
+    // With no die chosen, each value of the roll the reserve may take has its own button, so
+    // keeping a die is one tap, as placing one on a field is.
+    const keep = !selected && interactive ? firstOfEachValue(ofType("reserve")) : [];
     const why = interactive && view.reserve !== null && !canPlace ? h("p", { class: "why-disabled", id: "reserve-why" }, `Reserve: ${whyNoPlace()}.`) : null;
     return [h("div", { class: "reserve" }, h("span", { class: "tray-label" }, "Reserve"), face,
-      reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null), why, rule];
+      reserve ? h("button", { type: "button", "data-focus-key": "reserve-die", onclick: () => act(reserve) }, "Reserve this die") : null,
+      keep.map((a) => h("button", { type: "button", class: "small-button", "data-focus-key": `reserve-die:${a.die}`, onclick: () => act(a) }, `Reserve ${view.pool[a.die]}`))),
+    why, rule];
   }
 
   function selectedHelp() {
@@ -404,8 +465,17 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
         reserveSlot(),
         interactive && view.pool.length && !legal.some((a) => a.type === "place" || a.type === "reserve")
           ? h("p", { class: "why-disabled", id: "dice-why" }, `Dice: ${whyNoDie()}`) : null),
-      selectedHelp(),
-      driveControls());
+      selected ? selectedHelp() : chooser(),
+      driveControls(),
+      offersHelp());
+  }
+
+  // With no die chosen, how the fields offer theirs, and the stakes of the field pointed at:
+  // below the step's buttons, which a phone keeps in view with the road.
+  function offersHelp() {
+    const offered = ofType("place").length > 0 || ofType("place_reserve").length > 0;
+    if (selected || picking || !interactive || !offered) return null;
+    return h("p", { class: "rr-stakes", "aria-live": "polite" }, "Tap a die, then a field; or tap a field to place the die it shows.");
   }
 
   // Reroll and Drive, then what driving now would do (as the engine resolves it): the
@@ -525,7 +595,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
     }
     const near = [...fields, root.querySelector(".rr-dials")];
     const whole = [...near, root.querySelector(".rr-tray")];
-    if (selected) {
+    if (selected || picking) {
       scrollToShow([whole, [...near, root.querySelector(".rr-tray .tray")], fields], smooth);
     } else {
       const buttons = [...near, root.querySelector(".rr-tray .step-actions")];
@@ -541,7 +611,7 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
       notes = new Map(legal.map((action, i) => [action, state.stakes?.notes?.[i] || []]));
       scoreNow = state.stakes?.score_now ?? null;
       selected = null;
-      gearChoice = null;
+      picking = null;
       confirming = false;
       draw();
     },
