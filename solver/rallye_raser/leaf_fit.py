@@ -61,8 +61,8 @@ class RoundEnd(NamedTuple):
     gear: int
     damaged: bool
     rows_left: float  # as the round's start saw it: rows in view, the rest expected
-    rounds_left: int  # rounds the race drove after this one (MAX_ROUNDS if unfinished)
-    points: int  # the race's final points (0 if unfinished, RR-22, RR-26)
+    rounds_left: float  # rounds the race drove after this one (MAX_ROUNDS if unfinished)
+    points: float  # the race's final points (0 if unfinished, RR-22, RR-26)
 
 
 def round_end(outlook: Outlook, after: State, points: int, rounds: int) -> RoundEnd:
