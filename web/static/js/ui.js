@@ -144,11 +144,14 @@ export function rememberFocus() {
 // step's controls in view (keepInSight). A control gone from the board hands the focus to
 // the one it marks primary, wherever it stands, and only then to its first button (on the
 // Rallye Raser road, a field can come before the dice, and a field can cost a timer point).
+// Nor does it stay on a control the new position made costly: one reflexive Enter there
+// would lose control.
 export function restoreFocus(root, key) {
   if (!key) return;
   const same = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]:not(:disabled)`);
+  const kept = same && !(same.dataset.stakes || "").includes("loss_of_control") ? same : null;
   const fallback = root.querySelector("[data-primary]:not(:disabled)") || root.querySelector("button:not(:disabled)");
-  (same || fallback)?.focus({ preventScroll: true });
+  (kept || fallback)?.focus({ preventScroll: true });
 }
 
 // Whether the layout asks a board to keep its step in view itself (site.css: on a phone).
