@@ -148,10 +148,13 @@ export function rememberFocus() {
 // would lose control.
 export function restoreFocus(root, key) {
   if (!key) return;
-  const same = root.querySelector(`[data-focus-key="${CSS.escape(key)}"]:not(:disabled)`);
-  const kept = same && !(same.dataset.stakes || "").includes("loss_of_control") ? same : null;
-  const fallback = root.querySelector("[data-primary]:not(:disabled)") || root.querySelector("button:not(:disabled)");
-  (kept || fallback)?.focus({ preventScroll: true });
+  const safe = (control) => control && !(control.dataset.stakes || "").includes("loss_of_control");
+  const next = [
+    root.querySelector(`[data-focus-key="${CSS.escape(key)}"]:not(:disabled)`),
+    root.querySelector("[data-primary]:not(:disabled)"),
+    ...root.querySelectorAll("button:not(:disabled)"),
+  ].find(safe);
+  next?.focus({ preventScroll: true });
 }
 
 // Whether the layout asks a board to keep its step in view itself (site.css: on a phone).
