@@ -191,20 +191,24 @@ def libpq_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-@contextmanager
-def fresh_postgres_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database (its SQLAlchemy URL), dropped afterwards."""
+def postgres_admin() -> sqlalchemy.Engine:
+    """An engine on the local PostgreSQL's own database, as the first user it accepts."""
     for user in POSTGRES_USERS:
         admin = sqlalchemy.create_engine(
             f"postgresql+psycopg://{user}@{POSTGRES_HOST}/postgres", isolation_level="AUTOCOMMIT"
         )
         try:
             with admin.connect():
-                break
+                return admin
         except sqlalchemy.exc.OperationalError:
             admin.dispose()
-    else:
-        raise SystemExit(f"no PostgreSQL on {POSTGRES_HOST} accepting users {POSTGRES_USERS}")
+    raise SystemExit(f"no PostgreSQL on {POSTGRES_HOST} accepting users {POSTGRES_USERS}")
+
+
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database (its SQLAlchemy URL), dropped afterwards."""
+    admin = postgres_admin()
     name = f"rally_bench_{secrets.token_hex(6)}"
     with admin.connect() as connection:
         connection.exec_driver_sql(f'CREATE DATABASE "{name}"')

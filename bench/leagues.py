@@ -36,6 +36,7 @@ import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -50,7 +51,14 @@ import sqlalchemy  # noqa: E402
 from flask.testing import FlaskClient  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from bench.leaderboard import RUN_COLUMNS, database, libpq_url, time_get, timed  # noqa: E402
+from bench.leaderboard import (  # noqa: E402
+    RUN_COLUMNS,
+    database,
+    libpq_url,
+    postgres_admin,
+    time_get,
+    timed,
+)
 from bench.load import finished_actions  # noqa: E402
 from puzzles import GAMES  # noqa: E402
 from service.config import Config  # noqa: E402
@@ -424,6 +432,45 @@ def plans(app: Any, kind: str) -> list[str]:
     return found
 
 
+def load(kind: str, url: str, fill: Fill) -> None:
+    """Fill a database at the schema before the leagues, then migrate and add the leagues."""
+    upgrade(url, SCHEMA_BEFORE_LEAGUES)
+    loader = Loader(kind, url)
+    steps = {
+        "bulk load of the year (the runs' indexes built after)": lambda: loader.load_year(fill),
+        "migration to the newest schema (streaks filled)": lambda: upgrade(url),
+        "bulk load of the leagues": lambda: loader.load_leagues(fill),
+        "the kept counts of official runs": loader.count,
+        "statistics": loader.settle,
+    }
+    for step, call in steps.items():
+        print(f"{step}: {timed(call):.1f} s", flush=True)
+
+
+@contextmanager
+def kept_database(kind: str, loaded: Path) -> Iterator[str]:
+    """A database kept between runs (a SQLite file beside the mark `loaded`, or
+    PostgreSQL's rally_bench_leagues), so that the load can be done once, on a busy
+    machine, and the timing again on a quiet one. Without today's mark (a load cut short,
+    or one of another day, whose dailies are not today's) it starts empty."""
+    loaded.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "sqlite":
+        file = loaded.parent / "bench.sqlite3"
+        if not loaded.exists():
+            for stale in loaded.parent.glob("bench.sqlite3*"):
+                stale.unlink()
+        yield f"sqlite:///{file}"
+        return
+    admin = postgres_admin()
+    name = "rally_bench_leagues"
+    if not loaded.exists():
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    admin.dispose()
+    yield admin.url.set(database=name).render_as_string(hide_password=False)
+
+
 def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
     today = daily.today()
     fill = Fill(
@@ -435,19 +482,18 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
         options.real_actions,
         sqlite_stamp if kind == "sqlite" else postgresql_stamp,
     )
-    with database(kind, folder) as url:
-        upgrade(url, SCHEMA_BEFORE_LEAGUES)
-        loader = Loader(kind, url)
+    loaded = options.keep / f"{kind}-{today}.loaded" if options.keep else None
+    opened = kept_database(kind, loaded) if loaded else database(kind, folder)
+    with opened as url:
         print(f"\n## {kind}: {options.runs:,} runs, {options.leagues:,} leagues")
-        steps = {
-            "bulk load of the year (the runs' indexes built after)": lambda: loader.load_year(fill),
-            "migration to the newest schema (streaks filled)": lambda: upgrade(url),
-            "bulk load of the leagues": lambda: loader.load_leagues(fill),
-            "the kept counts of official runs": loader.count,
-            "statistics": loader.settle,
-        }
-        for step, call in steps.items():
-            print(f"{step}: {timed(call):.1f} s")
+        if loaded is not None and loaded.exists():
+            print(f"loaded on {today} already: {timed(lambda: upgrade(url)):.1f} s to migrate")
+        else:
+            load(kind, url, fill)
+        if loaded is not None:
+            loaded.touch()
+        if options.load_only:
+            return
         config = Config.from_env(
             {
                 "RALLY_INSTANCE_PATH": str(folder / f"instance-{kind}"),
@@ -493,6 +539,13 @@ def main() -> None:
     parser.add_argument(
         "--database", nargs="+", choices=["sqlite", "postgresql"], default=["sqlite", "postgresql"]
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="keep the loaded databases in this folder (and PostgreSQL's rally_bench_leagues)"
+        " and reuse them when loaded the same day: only the timing runs again",
+    )
+    parser.add_argument("--load-only", action="store_true", help="with --keep: load, time nothing")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
         for kind in options.database:
