@@ -1,7 +1,9 @@
 """The guided Crazy Rally game (solver.crazy_rally.lesson) played through on the engine:
 every claim a step makes about a card, the car, an event or a track card is checked
 against the engine's stakes for that very action and what the engine does with it, and
-the whole lesson against the rules it must teach (docs/rules/crazy-rally.md, CR-n)."""
+the whole lesson against the rules it must teach (docs/rules/crazy-rally.md, CR-n). The
+claims are also checked along a line the guided one does not take: the heuristic
+player's on a seed where it crashes and passes a red card too slow."""
 
 from __future__ import annotations
 
@@ -11,12 +13,15 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 from puzzles.base import Action, Note
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS, TRACK
 from puzzles.crazy_rally.engine import EVENT_BONUS, CrazyRally
 from puzzles.crazy_rally.states import State, TurnReport
 from service.domain.guided import GUIDED_SEED
 from solver.crazy_rally.lesson import RULE_NUMBERS, RULES, teach
+from solver.crazy_rally.players import heuristic_actions
 from solver.crazy_rally.solver import find_optimum
 from solver.kit import Lesson
 
@@ -37,18 +42,25 @@ class Played:
     notes: list[Note]
 
 
+# The lines told: the guided one, and one through a crash and a red card passed too slow.
+CRASH_SEED = "lesson-10"
+LINES = ["guided", "crash"]
+
+
 @cache
-def taught() -> tuple[Lesson, dict[str, int]]:
-    return teach(GUIDED_SEED)
+def taught(line: str = "guided") -> tuple[Lesson, dict[str, int]]:
+    if line == "guided":
+        return teach(GUIDED_SEED)
+    return teach(CRASH_SEED, heuristic_actions(CRASH_SEED))
 
 
 def guided() -> Lesson:
     return taught()[0]
 
 
-def played() -> Iterator[Played]:
-    state = GAME.new_game(GUIDED_SEED)
-    for number, step in enumerate(guided().steps, start=1):
+def played(line: str = "guided") -> Iterator[Played]:
+    state = GAME.new_game(GUIDED_SEED if line == "guided" else CRASH_SEED)
+    for number, step in enumerate(taught(line)[0].steps, start=1):
         legal = GAME.legal_actions(state)
         assert step.action in legal, (number, step.action)
         notes = GAME.stakes(state, legal)["notes"][legal.index(step.action)]
@@ -57,8 +69,8 @@ def played() -> Iterator[Played]:
         state = after
 
 
-def of_type(*kinds: str) -> list[Played]:
-    return [step for step in played() if step.action["type"] in kinds]
+def of_type(*kinds: str, line: str = "guided") -> list[Played]:
+    return [step for step in played(line) if step.action["type"] in kinds]
 
 
 def report(step: Played) -> TurnReport:
@@ -86,8 +98,11 @@ def test_the_lesson_plays_the_guided_seeds_optimal_line_to_the_finish_past_every
     assert any(last["track"]["colour"] == "red" for last in reports)
 
 
-def test_cr4_a_setup_step_names_the_card_fitted_what_it_does_to_the_car_and_the_card_kept():
-    for step in of_type("apply"):
+@pytest.mark.parametrize("line", LINES)
+def test_cr4_a_setup_step_names_the_card_fitted_what_it_does_to_the_car_and_the_card_kept(
+    line: str,
+):
+    for step in of_type("apply", line=line):
         card = ADJUSTMENTS[step.action["card"]]
         assert step.text.startswith(f"Fit the {card.colour} card {card.id} to the car")
         for note in step.notes:
@@ -102,15 +117,18 @@ def test_cr4_a_setup_step_names_the_card_fitted_what_it_does_to_the_car_and_the_
         assert f"{kept} goes to your hand." in step.text
 
 
-def test_cr7_the_test_round_step_says_where_the_red_cards_are():
-    (step,) = of_type("start")
+@pytest.mark.parametrize("line", LINES)
+def test_cr7_the_test_round_step_says_where_the_red_cards_are(line: str):
+    (step,) = of_type("start", line=line)
     red = [n for n, card in enumerate(step.before["track"], start=1) if TRACK[card].is_minimum]
-    assert f"This track has {len(red)} red cards: cards {red[0]} and {red[1]}." in step.text
+    assert len(red) == 2
+    assert f"This track has 2 red cards: cards {red[0]} and {red[1]}." in step.text
     assert f"Starting draws the first card: {step.after['drawn'][0]}." in step.text
 
 
-def test_cr11_a_drive_step_names_the_card_the_way_and_the_event_it_plays():
-    for step in of_type("drive"):
+@pytest.mark.parametrize("line", LINES)
+def test_cr11_a_drive_step_names_the_card_the_way_and_the_event_it_plays(line: str):
+    for step in of_type("drive", line=line):
         action = step.action
         card = ADJUSTMENTS[action["card"]]
         way = (
@@ -127,11 +145,12 @@ def test_cr11_a_drive_step_names_the_card_the_way_and_the_event_it_plays():
         assert ("No event:" in step.text) == bool(kept and not event)
 
 
-def test_cr11_to_cr14_a_drive_step_says_the_stakes_and_never_calls_a_costly_card_free():
+@pytest.mark.parametrize("line", LINES)
+def test_cr11_to_cr14_a_drive_step_says_the_stakes_and_never_calls_a_costly_card_free(line: str):
     """Every note of the engine's stakes for the action is said; the body it costs (a
     purple card, the cut at the maximum) is what the engine takes, and a step says the
     cards cost no body only where the engine takes none."""
-    for step in of_type("drive"):
+    for step in of_type("drive", line=line):
         for note in step.notes:
             assert note["text"].lower() in step.text.lower(), (step.number, note)
         last = report(step)
@@ -148,8 +167,9 @@ def test_cr11_to_cr14_a_drive_step_says_the_stakes_and_never_calls_a_costly_card
             assert int(said[2]) == step.after["speed"]
 
 
-def test_cr14_cr20_an_event_is_said_to_cost_its_point_and_a_draw_two_to_fill_the_hand():
-    for step in of_type("drive"):
+@pytest.mark.parametrize("line", LINES)
+def test_cr14_cr20_an_event_is_said_to_cost_its_point_and_a_draw_two_to_fill_the_hand(line: str):
+    for step in of_type("drive", line=line):
         event = step.action["event"]
         said = f"event {event} played: {EVENT_BONUS} point less at the end"
         assert (said in step.text) == bool(event)
@@ -157,8 +177,9 @@ def test_cr14_cr20_an_event_is_said_to_cost_its_point_and_a_draw_two_to_fill_the
         assert draws == bool(report(step)["event_drawn"])
 
 
-def test_cr15_to_cr19_the_track_card_is_the_one_revealed_and_does_what_the_engine_did():
-    for step in of_type("drive"):
+@pytest.mark.parametrize("line", LINES)
+def test_cr15_to_cr19_the_track_card_is_the_one_revealed_and_does_what_the_engine_did(line: str):
+    for step in of_type("drive", line=line):
         last = report(step)
         card = TRACK[last["track"]["id"]]
         assert card.id == step.before["track"][step.before["turn"]]
@@ -232,3 +253,9 @@ def test_cr20_the_lesson_ends_with_the_score_as_the_engine_counts_it_and_how_any
     assert f"Distance {final['distance']} + {len(kept)} event cards kept" in done
     assert f"= {score} points; the final speed, {final['speed']}, breaks a tie (CR-20)" in done
     assert "(CR-18, CR-20)" in done
+
+
+def test_the_other_line_crashes_and_passes_a_red_card_too_slow_so_those_words_are_checked():
+    reports = [report(step) for step in of_type("drive", line="crash")]
+    assert any(last["crashed"] for last in reports)
+    assert any(last["too_slow"] for last in reports)

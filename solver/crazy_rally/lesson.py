@@ -259,13 +259,14 @@ def _ending(state: State) -> str:
     )
 
 
-def teach(seed: str) -> tuple[Lesson, dict[str, int]]:
-    """The guided game of seed, and the step (from 1) at which each rule is explained."""
-    line = find_optimum(seed).actions
+def teach(seed: str, line: list[Action] | None = None) -> tuple[Lesson, dict[str, int]]:
+    """The guided game of seed along line (by default its optimal line), and the step (from
+    1) at which each rule is explained."""
+    line = find_optimum(seed).actions if line is None else line
     states = [GAME.new_game(seed)]
     for action in line:
         states.append(GAME.apply(states[-1], action))
-    assert states[-1]["outcome"] == "finished", f"the optimal line of {seed} finishes"
+    assert states[-1]["outcome"] == "finished", f"the line of {seed} finishes"
     teller = Teller()
     steps = tuple(
         LessonStep(action, teller.say(Moment(states[index], action, states[index + 1])))
