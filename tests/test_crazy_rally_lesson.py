@@ -105,6 +105,12 @@ def test_cr4_a_setup_step_names_the_card_fitted_what_it_does_to_the_car_and_the_
     for step in of_type("apply", line=line):
         card = ADJUSTMENTS[step.action["card"]]
         assert step.text.startswith(f"Fit the {card.colour} card {card.id} to the car")
+        symbols = re.match(r"[^(]*\(([^)]*)\)", step.text)
+        assert symbols, step.text
+        raised = re.findall(r"\+(\d) (maximum speed|manoeuvrability|body)", symbols[1])
+        for name, prop in PROPERTIES.items():
+            gained = step.after["car"][prop] - step.before["car"][prop]  # type: ignore[literal-required]
+            assert sum(int(n) for n, said in raised if said == name) == gained, step.text
         for note in step.notes:
             assert note["text"] in step.text
         changes = re.findall(r"(maximum speed|manoeuvrability|body) (\d+) → (\d+)", step.text)

@@ -122,7 +122,9 @@ class Teller:
     def apply(self, at: Moment) -> list[str]:
         card = ADJUSTMENTS[at.action["card"]]
         other = next(c for c in at.state["pairs"][card.colour] if c != card.id)
-        symbols = ", ".join(SYMBOL_WORDS[symbol] for symbol in card.symbols)
+        symbols = ", ".join(
+            _symbols(symbol, card.symbols.count(symbol)) for symbol in dict.fromkeys(card.symbols)
+        )
         notes = action_notes(at.state, at.action)
         return [
             f"Fit the {card.colour} card {card.id} to the car ({symbols}): {_notes(notes)}.",
@@ -226,6 +228,13 @@ class Teller:
         words.append(f"Distance {state['distance']} → {after['distance']}.")
         words += self.rule("distance")
         return words
+
+
+def _symbols(symbol: str, count: int) -> str:
+    """A symbol a card carries count times, and what that adds: "2 wheels +2 manoeuvrability"."""
+    if count == 1:
+        return SYMBOL_WORDS[symbol]
+    return f"{count} {symbol}s +{count} {PROPERTY_NAMES[SYMBOL_PROPERTY[symbol]]}"
 
 
 def _notes(notes: list[Note]) -> str:
