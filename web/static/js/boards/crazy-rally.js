@@ -343,7 +343,8 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
   // not fit: before a card is chosen, the sheet and the first card, where the turn starts;
   // once one is, the card and the buttons, or else the buttons. A guided game keeps the
   // guide's words and the control they point at in sight first, the figures and the
-  // buttons with them where they fit.
+  // buttons with them where they fit; where even the two do not fit, from the top of the
+  // words down.
   function keepInSight(panel) {
     if (!interactive || !keepsInSight(root.querySelector(".cr-board"))) return;
     const chosen = panel.querySelector('.card[aria-pressed="true"]');
@@ -351,7 +352,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     const buttons = panel.querySelector(".cr-actions") ?? panel;
     const sheet = root.querySelector(".car-sheet .stat-row");
     const next = guidedControl(panel);
-    if (next) scrollToShow([[sheet, guide, next, buttons], [guide, next, buttons], [guide, next], [next]]);
+    if (next) scrollToShow([[sheet, guide, next, buttons], [guide, next, buttons], [guide, next]]);
     else scrollToShow(chosen ? [[sheet, card, buttons], [card, buttons], [buttons]] : [[sheet, card, buttons], [sheet, card]]);
   }
 
