@@ -138,9 +138,9 @@ def test_cr11_a_drive_step_names_the_card_the_way_and_the_event_it_plays(line: s
         action = step.action
         card = ADJUSTMENTS[action["card"]]
         way = (
-            f"Accelerate ▲{card.speed_up}"
+            f"Accelerate +{card.speed_up}"
             if action["mode"] == "accelerate"
-            else f"Brake ▼{card.braking}"
+            else f"Brake −{card.braking}"
         )
         event = action["event"]
         assert step.text.startswith(

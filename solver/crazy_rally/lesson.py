@@ -154,7 +154,7 @@ class Teller:
         notes = action_notes(state, action)
         last = at.after["last"]
         assert last is not None, "a drive reports its turn"
-        way = f"Accelerate ▲{card.speed_up}" if accelerate else f"Brake ▼{card.braking}"
+        way = f"Accelerate +{card.speed_up}" if accelerate else f"Brake −{card.braking}"
         then = f", then the event {event} ({EFFECT_WORDS[EVENTS[event].effect]})" if event else ""
         kept = [c for c in state["hand"] if c in EVENTS and c != event]
         words = [
