@@ -1530,17 +1530,26 @@ def on_screen(page: Page, selector: str) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
 
 
-# At 360×740 the route's adjusters and the deck together are taller than the screen on a
-# few steps, and the page then keeps the adjusters in sight rather than the deck's buttons
-# (issue 27, point 1): there the words are checked, not the control they point at.
-@pytest.mark.parametrize(("width", "height", "control_too"), [(390, 844, True), (360, 740, False)])
-def test_the_guided_rallye_raser_game_keeps_each_step_in_sight_on_a_phone_to_the_finish(
-    open_page: OpenPage, width: int, height: int, control_too: bool
+# At 360×740 Rallye Raser's route adjusters and its deck together are taller than the
+# screen on a few steps, and the page then keeps the adjusters in sight rather than the
+# deck's buttons (issue 27, point 1); Crazy Rally's longer words and a card low in a full
+# hand are too, and the page keeps the words in sight from their top: there the words are
+# checked, not the control they point at.
+@pytest.mark.parametrize(
+    ("game", "width", "height", "control_too"),
+    [
+        ("rallye-raser", 390, 844, True),
+        ("rallye-raser", 360, 740, False),
+        ("crazy-rally", 390, 844, True),
+        ("crazy-rally", 360, 740, False),
+    ],
+)
+def test_the_guided_game_keeps_each_step_in_sight_on_a_phone_to_the_finish(
+    open_page: OpenPage, game: str, width: int, height: int, control_too: bool
 ):
     """On a phone the page scrolls to keep the car and the controls in sight; the step's
     words come with them, before every tap of the whole guided race, and so do the words
     that end it."""
-    game = "rallye-raser"
     page = open_page(f"/learn/{game}", width=width, height=height)
     page.emulate_media(reduced_motion="reduce")  # no smooth scroll still on its way
     wait_until_idle(page)

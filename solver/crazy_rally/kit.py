@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from puzzles.crazy_rally.states import State
 from puzzles.registry import get_game
-from solver.crazy_rally import expert, players, solver
+from solver.crazy_rally import expert, lesson, players, solver
 from solver.kit import Example, ExpertParts, GameKit, Mark, Presentation, Rollouts
 
 # A track card's mark: passed within its limit, too fast, too slow, or crashed on.
@@ -69,6 +69,7 @@ KIT = GameKit(
         examples=EXAMPLES,
         marks=MARKS,
         turn_mark=track_card_mark,
+        lesson=lesson.lesson,
     ),
     independent_optimum=solver.independent_optimum,
 )

@@ -58,6 +58,8 @@ export function createGuide(panel, root, board) {
         pointAt = keys;
         clear(next, h("strong", {}, `Step ${played.length + 1} of ${line.length}: `), step.text ?? words);
       }
+      // The board keeps the control pointed at in sight with the words, as it draws.
+      panel.dataset.next = pointAt.join(" ");
       before = state;
       outline();
     },

@@ -72,16 +72,14 @@ export function describeOutcome(action, before, after) {
 }
 
 // The guided first game's step: the controls of a move, in the order they are used (as
-// data-focus-key values), and what to do in words.
+// data-focus-key values). What to do, in words, is the server's (its lesson, worked out
+// from the engine).
 export function guideStep(action) {
   switch (action.type) {
-    case "apply": return [[`apply:${action.card}`],
-      `Fit ${action.card} to the car: its symbols improve the car for the whole race (◎ maximum speed, ✇ manoeuvrability, ⬢ body); the other card of the pair goes to your hand.`];
-    case "start": return [["start"],
-      "Watch the fourteen track cards as they are shown, then start the race. A white card is the highest speed to pass it at, a red one the lowest."];
-    case "drive": return [[`card:${action.card}`, `mode:${action.mode}`, ...(action.event ? [`event:${action.event}`] : []), "drive"],
-      `Choose ${action.card}, then ${action.mode === "accelerate" ? "Accelerate" : "Brake"}${action.event ? `, then the event ${action.event}` : ""}, then Drive. Each card in your hand says the speed it leaves you at.`];
-    default: return [[], ""];
+    case "apply": return [[`apply:${action.card}`]];
+    case "start": return [["start"]];
+    case "drive": return [[`card:${action.card}`, `mode:${action.mode}`, ...(action.event ? [`event:${action.event}`] : []), "drive"]];
+    default: return [[]];
   }
 }
 
@@ -169,8 +167,10 @@ function lastTurn(last, actor) {
 }
 
 // testRound: on a daily, {seen(), markSeen()} of its test round on this device (shown once).
-// actor: who plays, as the board names them ("You", or in a replay "The optimal line").
-export function createBoard(root, { interactive, onPlay, testRound = null, actor = "You" }) {
+// actor: who plays, as the board names them ("You", or in a replay "The optimal line");
+// guide: the guided first game's panel, drawn with the step's controls so that its words
+// stay on screen with the controls they point at.
+export function createBoard(root, { interactive, onPlay, testRound = null, actor = "You", guide = null }) {
   let view = null;
   let legal = [];
   let notes = new Map(); // legal action -> what it does, as the server says (its stakes)
@@ -201,6 +201,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     return h("div", { class: "panel", role: "group", "aria-label": "Adjustment phase" },
       h("h2", {}, `Fit a ${colour} card to the car`),
       h("p", {}, "Its symbols improve the car for the whole race; the other card of the pair goes to your hand."),
+      guide,
       h("div", { class: "hand" }, pair.map((card, i) => {
         const action = legal.find((a) => a.type === "apply" && a.card === card.id);
         return cardButton(card, { focusKey: `apply:${card.id}`, primary: i === 0, disabled: !interactive || !action, onclick: () => act(action), withSymbols: true, stakes: lines(notesOf(action)) });
@@ -248,6 +249,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
       h("p", {}, testRound
         ? "Each of the fourteen track cards is shown once, in order, for a moment each, then hidden: on a daily the track is never shown again."
         : "Each of the fourteen track cards is shown briefly, in order, then hidden."),
+      guide,
       stage,
       h("div", { class: "actions cr-actions" }, again,
         h("button", { type: "button", class: "primary", "data-primary": true, "data-focus-key": "start", disabled: !start, onclick: () => act(start) }, "Start the race")));
@@ -268,6 +270,8 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     restoreFocus(root, focusKey);
   }
 
+  // A guide's words stand with what they point at: before a card is chosen over the hand,
+  // then with the step's buttons.
   function handPanel() {
     const chosenCard = view.hand.find((c) => c.id === choice.card);
     const modes = choice.card ? offered("mode", { card: choice.card }) : [];
@@ -277,6 +281,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     return h("div", { class: "panel", role: "group", "aria-label": "Your turn" },
       h("h2", {}, `Turn ${view.turn + 1}: play one adjustment card`),
       view.drawn.length ? h("p", { class: "muted" }, `Drawn this turn: ${view.drawn.join(", ")}${view.redrawn.length ? ` (the hand ${view.redrawn.join(", ")} had no adjustment card and was replaced)` : ""}.`) : null,
+      choice.card ? null : guide,
       h("h3", { id: "hand-title" }, "Hand"),
       view.turn === 0 ? h("p", { class: "muted small" }, "Your hand starts with the three setup cards you did not fit: only their ▲ and ▼ count now.") : null,
       h("div", { class: "hand", role: "group", "aria-labelledby": "hand-title" }, view.hand.map((card, i) => {
@@ -293,7 +298,7 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
       interactive && view.events.some((card) => !events.includes(card.id))
         ? h("p", { class: "why-disabled", id: "events-why" }, `Event cards: one may follow the turn's card (CR-14): ${CHOOSE_FIRST}.`) : null,
       // The step's buttons, last: on a phone the page scrolls them into view with the chosen card.
-      h("div", { class: "cr-actions" },
+      h("div", { class: "cr-actions" }, choice.card ? guide : null,
         interactive ? h("div", { class: "actions", role: "group", "aria-label": "Accelerate or brake" },
           modes.map((mode) => choiceButton(modeLabel(mode), "mode", mode, choice.mode === mode, () => pick("mode", mode)))) : null,
         action ? h("ul", { class: "log drive-stakes", "aria-label": "What this turn's cards do" }, notesOf(action).map((n) =>
@@ -307,7 +312,8 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
   function overPanel() {
     return h("div", { class: "panel outcome", role: "group", "aria-label": "Race over" },
       h("h2", {}, view.outcome === "finished" ? `Score ${view.score}` : "No score"),
-      h("p", {}, view.outcome === "finished" ? OUTCOMES.finished(view.event_bonus) : OUTCOMES[view.outcome]));
+      h("p", {}, view.outcome === "finished" ? OUTCOMES.finished(view.event_bonus) : OUTCOMES[view.outcome]),
+      guide);
   }
 
   function phasePanel() {
@@ -324,17 +330,30 @@ export function createBoard(root, { interactive, onPlay, testRound = null, actor
     keepInSight(panel);
   }
 
+  // The control a guided game points at next: the first of its step's controls (the focus
+  // keys the guide names in its data-next) that is drawn and not yet chosen.
+  function guidedControl(panel) {
+    const keys = guide?.dataset.next ? guide.dataset.next.split(" ") : [];
+    return keys.map((k) => panel.querySelector(`[data-focus-key="${CSS.escape(k)}"]`))
+      .find((node) => node && node.getAttribute("aria-pressed") !== "true") ?? null;
+  }
+
   // On a phone the page scrolls as little as it takes to show the car sheet's figures, the
   // chosen card (or the first of the step's) and the step's buttons together. When they do
   // not fit: before a card is chosen, the sheet and the first card, where the turn starts;
-  // once one is, the card and the buttons, or else the buttons.
+  // once one is, the card and the buttons, or else the buttons. A guided game keeps the
+  // guide's words and the control they point at in sight first, the figures and the
+  // buttons with them where they fit; where even the two do not fit, from the top of the
+  // words down.
   function keepInSight(panel) {
     if (!interactive || !keepsInSight(root.querySelector(".cr-board"))) return;
     const chosen = panel.querySelector('.card[aria-pressed="true"]');
     const card = chosen ?? panel.querySelector(".card") ?? panel;
     const buttons = panel.querySelector(".cr-actions") ?? panel;
     const sheet = root.querySelector(".car-sheet .stat-row");
-    scrollToShow(chosen ? [[sheet, card, buttons], [card, buttons], [buttons]] : [[sheet, card, buttons], [sheet, card]]);
+    const next = guidedControl(panel);
+    if (next) scrollToShow([[sheet, guide, next, buttons], [guide, next, buttons], [guide, next]]);
+    else scrollToShow(chosen ? [[sheet, card, buttons], [card, buttons], [buttons]] : [[sheet, card, buttons], [sheet, card]]);
   }
 
   return {
