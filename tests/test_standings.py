@@ -258,9 +258,14 @@ def test_standings_are_kept_briefly_and_any_processs_new_run_shows_at_once(
 ):
     puzzle = daily_puzzle(store)
     add(store, puzzle, "p1", 4)
-    reads = []
+    reads: list[int] = []
     read = store.runs._read_standings
-    monkeypatch.setattr(store.runs, "_read_standings", lambda p: reads.append(p) or read(p))
+
+    def counted_read(puzzle_id: int) -> Standings:
+        reads.append(puzzle_id)
+        return read(puzzle_id)
+
+    monkeypatch.setattr(store.runs, "_read_standings", counted_read)
     assert store.runs.standings(puzzle.id).players == 1
     assert store.runs.standings(puzzle.id).players == 1
     assert len(reads) == 1, "unchanged standings are kept"
