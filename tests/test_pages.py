@@ -263,7 +263,8 @@ def test_an_archive_day_without_a_daily_is_a_404_page_and_a_404_of_the_api(
         page = client.get(f"/archive/{day}/{game}")
         assert page.status_code == 404 and page.mimetype == "text/html"
         assert "Off the track" in page.get_data(as_text=True)
-        for path in (f"/api/v1/daily/{day}", f"/api/v1/daily/{day}/{game}/leaderboard"):
+        reads = ("", f"/{game}/leaderboard", f"/{game}/solution", f"/{game}/par")
+        for path in (f"/api/v1/daily/{day}{read}" for read in reads):
             answer = client.get(path)
             assert answer.status_code == 404 and answer.mimetype == "application/json"
             assert answer.get_json().keys() == unknown_run.get_json().keys()
