@@ -26,8 +26,8 @@ from service.domain.leagues import (
     new_league_id,
     new_member_handle,
 )
-from service.storage.leagues import NoSuchInvite
-from service.storage.models import League, LeagueMember, Player
+from service.storage.leagues import NoSuchInvite, TooManyLeagues
+from service.storage.models import League, LeagueMember, LeagueRemoval, Player
 from service.storage.store import Store
 from service.web.api.common import CACHE_SECONDS
 from tests.api_support import (
@@ -578,3 +578,231 @@ def test_the_share_text_can_invite_to_a_league_of_the_players(
         f"{plain['text']}\nJoin my league “Friday Club” on Rally Daily: {made['invite_url']}"
     )
     assert made["invite"] not in plain["text"]
+
+
+def test_a_removed_member_is_refused_by_every_link_until_the_maker_lets_them_back_in(
+    app: Flask, database_url: str, make_app: AppFactory, clock: Clock
+):
+    clock.set(at(DAY))
+    app = make_app(database=database_url)
+    ada, ben, cleo = client_of(app), client_of(app), client_of(app)
+    made = make(ada)
+    assert join(ben, made["invite"], "Ben").status_code == 200
+    assert join(cleo, made["invite"], "Cleo").status_code == 200
+    handles = {m["name"]: m["member"] for m in league_of(ada, made["id"]).get_json()["members"]}
+    removed = ada.post(f"/api/v1/leagues/{made['id']}/remove", json={"member": handles["Ben"]})
+    assert [(r["member"], r["name"]) for r in removed.get_json()["removed"]] == [
+        (handles["Ben"], "Ben")
+    ]
+    # Only the maker sees whom they removed.
+    assert league_of(cleo, made["id"]).get_json()["removed"] == []
+    unknown = join(client_of(app), "x" * 43)
+    assert unknown.status_code == 404
+    # The link they had, and the one the maker makes next, answer as a link of no league.
+    renewed = ada.post(f"/api/v1/leagues/{made['id']}/invite", json={}).get_json()["invite"]
+    for token in (made["invite"], renewed):
+        refused = join(ben, token)
+        assert refused.status_code == 404
+        assert refused.get_data() == unknown.get_data()
+        assert refused.headers.get("Content-Type") == unknown.headers.get("Content-Type")
+    assert league_of(ben, made["id"]).status_code == 404
+    assert ben.get("/api/v1/me").get_json()["leagues"] == []
+    # Others still join by the current link.
+    assert join(client_of(app), renewed, "Dan").status_code == 200
+    readmit = f"/api/v1/leagues/{made['id']}/readmit"
+    # Only the maker lets them back in; a handle no removed player had is a 404.
+    assert cleo.post(readmit, json={"member": handles["Ben"]}).status_code == 403
+    assert ben.post(readmit, json={"member": handles["Ben"]}).get_json() == {
+        "error": "no league",
+        "status": 404,
+    }
+    assert ada.post(readmit, json={"member": handles["Cleo"]}).status_code == 404
+    lifted = ada.post(readmit, json={"member": handles["Ben"]})
+    assert lifted.status_code == 200 and lifted.get_json()["removed"] == []
+    # The old link stays renewed; the current one lets them in, under a new handle.
+    assert join(ben, made["invite"]).get_data() == unknown.get_data()
+    back = join(ben, renewed)
+    assert back.status_code == 200
+    assert back.get_json()["you"] != handles["Ben"]
+    assert names(back.get_json()["members"]) == ["Ada", "Cleo", "Dan", "Ben"]
+    # Removed again, kept out again.
+    ada.post(f"/api/v1/leagues/{made['id']}/remove", json={"member": back.get_json()["you"]})
+    assert join(ben, renewed).get_data() == unknown.get_data()
+
+
+def test_a_league_deleted_by_its_last_leaver_takes_its_removals_with_it(
+    app: Flask, friends: tuple[FlaskClient, FlaskClient, dict[str, Any]]
+):
+    ada, ben, made = friends
+    ben_handle = league_of(ben, made["id"]).get_json()["you"]
+    ada.post(f"/api/v1/leagues/{made['id']}/remove", json={"member": ben_handle})
+    assert ada.post(f"/api/v1/leagues/{made['id']}/leave", json={}).status_code == 200
+    engine = sqlalchemy.create_engine(app.extensions["rally"].config.database_url)
+    with engine.connect() as connection:
+        for table in (League, LeagueRemoval):
+            count = sqlalchemy.select(sqlalchemy.func.count()).select_from(table)
+            assert connection.scalar(count) == 0
+    engine.dispose()
+
+
+def hold_a_removal(store: Store, league_id: str, player_id: str) -> tuple[Any, Any]:
+    """A transaction of another connection that has removed the player from the league
+    (the league's row held, or on SQLite the write lock) and not committed yet."""
+    engine = sqlalchemy.create_engine(store.database.engine.url)
+    connection = engine.connect()
+    if engine.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        transaction = None
+    else:
+        transaction = connection.begin()
+        connection.execute(
+            sqlalchemy.select(League.id).where(League.id == league_id).with_for_update()
+        )
+    member = connection.scalar(
+        sqlalchemy.select(LeagueMember.member).filter_by(league_id=league_id, player_id=player_id)
+    )
+    connection.execute(
+        sqlalchemy.delete(LeagueMember).filter_by(league_id=league_id, player_id=player_id)
+    )
+    connection.execute(
+        sqlalchemy.update(League).where(League.id == league_id).values(members=League.members - 1)
+    )
+    connection.execute(
+        sqlalchemy.insert(LeagueRemoval).values(
+            league_id=league_id, player_id=player_id, member=member, removed_at=datetime.now(UTC)
+        )
+    )
+    return connection, transaction
+
+
+def join_of(store: Store, token: str, player: str) -> Any:
+    """The store's join of the league by token for player: its answer, or the refusal."""
+    try:
+        return store.leagues.join(
+            invite_hash=invite_hash(token),
+            player_id=player,
+            member=new_member_handle(),
+            member_cap=MAX_MEMBERS,
+            league_cap=MAX_LEAGUES_PER_PLAYER,
+        )
+    except Exception as error:
+        return error
+
+
+def test_a_join_racing_a_removal_that_commits_first_is_refused(
+    make_app: AppFactory, database_url: str
+):
+    app = make_app(database=database_url)
+    store: Store = app.extensions["rally"].store
+    made = make(client_of(app))
+    player = "racer"
+    store.players.upsert(player, "Racer")
+    joined = join_of(store, made["invite"], player)
+    assert joined[1] is True
+    connection, transaction = hold_a_removal(store, made["id"], player)
+    outcome: list[Any] = []
+    racer = threading.Thread(target=lambda: outcome.append(join_of(store, made["invite"], player)))
+    racer.start()
+    racer.join(0.5)
+    assert racer.is_alive(), "the join waits for the removal's transaction"
+    if transaction is None:
+        connection.exec_driver_sql("COMMIT")
+    else:
+        transaction.commit()
+    connection.close()
+    racer.join()
+    assert len(outcome) == 1 and isinstance(outcome[0], NoSuchInvite)
+    assert store.leagues.membership(made["id"], player) is None
+    with store.database.engine.connect() as check:
+        members = check.scalar(sqlalchemy.select(sqlalchemy.func.count()).select_from(LeagueMember))
+        counted = check.scalar(sqlalchemy.select(League.members).filter_by(id=made["id"]))
+    assert members == counted == 1
+
+
+def test_removals_racing_the_removed_members_joins_keep_every_one_of_them_out(
+    make_app: AppFactory, database_url: str
+):
+    app = make_app(database=database_url, RALLY_WRITES_PER_MINUTE="100000")
+    store: Store = app.extensions["rally"].store
+    made = make(client_of(app))
+    maker = busy_player(store, made["id"])
+    racers = [f"racer-{number}" for number in range(8)]
+    handles = {}
+    for racer in racers:
+        store.players.upsert(racer, racer)
+        handles[racer] = join_of(store, made["invite"], racer)[0].member
+    start = threading.Barrier(2 * len(racers))
+
+    def remove(racer: str) -> Any:
+        start.wait()
+        store.leagues.remove(made["id"], maker, handles[racer])
+        return None
+
+    def rejoin(racer: str) -> Any:
+        start.wait()
+        outcomes = [join_of(store, made["invite"], racer) for _ in range(5)]
+        return outcomes
+
+    with ThreadPoolExecutor(max_workers=2 * len(racers)) as pool:
+        removals = [pool.submit(remove, racer) for racer in racers]
+        rejoins = [pool.submit(rejoin, racer) for racer in racers]
+        for removal in removals:
+            assert removal.result() is None
+        for joins in rejoins:
+            for outcome in joins.result():
+                # Each join came before its removal (the player was in already) or after it.
+                assert isinstance(outcome, NoSuchInvite) or outcome[1] is False
+    for racer in racers:
+        assert store.leagues.membership(made["id"], racer) is None
+        assert isinstance(join_of(store, made["invite"], racer), NoSuchInvite)
+    with store.database.engine.connect() as check:
+        members = check.scalar(sqlalchemy.select(sqlalchemy.func.count()).select_from(LeagueMember))
+        counted = check.scalar(sqlalchemy.select(League.members).filter_by(id=made["id"]))
+        kept_out = check.scalar(
+            sqlalchemy.select(sqlalchemy.func.count()).select_from(LeagueRemoval)
+        )
+    assert members == counted == 1
+    assert kept_out == len(racers)
+
+
+def test_concurrent_joins_of_one_player_stop_at_the_cap_of_leagues_exactly(
+    make_app: AppFactory, database_url: str
+):
+    app = make_app(database=database_url)
+    store: Store = app.extensions["rally"].store
+    player = "busy"
+    store.players.upsert(player, "Busy")
+    for number in range(MAX_LEAGUES_PER_PLAYER - 4):
+        salt = new_invite_salt()
+        store.leagues.make(
+            league_id=new_league_id(),
+            name=f"Made {number}",
+            maker_id=player,
+            member=new_member_handle(),
+            invite_salt=salt,
+            invite_hash=invite_hash(salt),
+            league_cap=MAX_LEAGUES_PER_PLAYER,
+        )
+    others = [make(client_of(app), f"Open {number}", "Other") for number in range(12)]
+    start = threading.Barrier(len(others))
+
+    def attempt(made: dict[str, Any]) -> Any:
+        start.wait()
+        return join_of(store, made["invite"], player)
+
+    with ThreadPoolExecutor(max_workers=len(others)) as pool:
+        outcomes = list(pool.map(attempt, others))
+    joined = [outcome for outcome in outcomes if isinstance(outcome, tuple)]
+    refused = [outcome for outcome in outcomes if not isinstance(outcome, tuple)]
+    assert len(joined) == 4 and all(outcome[1] for outcome in joined)
+    assert len(refused) == 8 and all(isinstance(error, TooManyLeagues) for error in refused)
+    assert len(store.leagues.player_leagues(player)) == MAX_LEAGUES_PER_PLAYER
+    with store.database.engine.connect() as check:
+        for made in others:
+            members = check.scalar(
+                sqlalchemy.select(sqlalchemy.func.count())
+                .select_from(LeagueMember)
+                .filter_by(league_id=made["id"])
+            )
+            counted = check.scalar(sqlalchemy.select(League.members).filter_by(id=made["id"]))
+            assert members == counted

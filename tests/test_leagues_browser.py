@@ -162,6 +162,43 @@ def test_a_renewed_link_is_explained_on_the_invite_page(open_page: OpenPage, wat
     watch.expected("status of 404")
 
 
+def test_a_removed_member_stays_out_until_the_maker_lets_them_back_in(
+    open_page: OpenPage, watch: PageWatch
+):
+    maker = open_page("/leagues", 390)
+    made = maker.request.post(
+        "/api/v1/leagues", data={"name": "Keepers", "display_name": "Maker"}
+    ).json()
+    invite_path = site_path(made["invite_url"])
+    ben = open_page(invite_path, 390)
+    assert ben.request.post(
+        "/api/v1/leagues/join", data={"token": made["invite_url"].split("#")[1]}
+    ).ok
+    maker.goto(f"/leagues/{made['id']}")
+    removed = maker.locator("#removed-panel")
+    expect(removed).to_be_hidden()
+    remove = maker.get_by_role("button", name=re.compile("^Remove "))
+    remove.click()
+    maker.get_by_role("button", name=re.compile("^Really remove")).click()
+    expect(removed).to_be_visible()
+    expect(maker.locator("#members")).not_to_contain_text("(no name)")
+    expect_accessible(maker, "the league page with a removed member")
+    screenshot(maker, "league-removed-390")
+    # The link they had lets them in no more, and says why it may not.
+    ben.goto(invite_path)
+    ben.get_by_label("Your name in the league").fill("Ben")
+    ben.get_by_role("button", name="Join the league").click()
+    expect(ben.locator("#messages")).to_contain_text("removed you")
+    maker.get_by_role("button", name=re.compile("^Let .* back in$")).click()
+    maker.get_by_role("button", name=re.compile("^Really let")).click()
+    expect(removed).to_be_hidden()
+    ben.goto(invite_path)
+    ben.get_by_label("Your name in the league").fill("Ben")
+    ben.get_by_role("button", name="Join the league").click()
+    expect(ben).to_have_url(re.compile(f"/leagues/{made['id']}$"))
+    watch.expected("status of 404")
+
+
 def test_the_rally_page_shows_everyones_standings_or_a_leagues(
     open_page: OpenPage, watch: PageWatch
 ):

@@ -5,17 +5,27 @@ from __future__ import annotations
 import html
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
 
-from puzzles import GAMES
-from service.domain import guided
+from puzzles import GAMES, get_game
+from service.clock import Clock
+from service.domain import daily, guided
 from service.web import how_to_play
 from service.web.pages import RULES_DIR, WEB
 from solver.registry import kit_of
-from tests.api_support import over_run
+from tests.api_support import (
+    FINISHING_GAME,
+    AppFactory,
+    client_of,
+    finished_run,
+    over_run,
+    play_attempt,
+    todays_daily,
+)
 
 PAGES = [
     ("/", "js/home.js"),
@@ -178,6 +188,8 @@ def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
         "/archive/2026-11-30/chess",
         "/archive/2026-13-01/crazy-rally",
         "/archive/2999-01-01/crazy-rally",  # not published yet
+        "/archive/2026-10-31/crazy-rally",  # the day before the first daily
+        "/archive/0001-01-01/rallye-raser",
     ],
 )
 def test_an_unknown_game_or_invalid_seed_is_an_html_404(client: FlaskClient, path: str):
@@ -239,3 +251,46 @@ def test_the_front_end_refers_to_no_other_host():
 def test_how_to_play_says_a_held_reserve_leaves_two_dice_to_roll(client: FlaskClient):
     page = client.get("/how-to-play/rallye-raser").get_data(as_text=True)
     assert "while you hold it, only the two other dice are rolled" in page
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_an_archive_day_without_a_daily_is_a_404_page_and_a_404_of_the_api(
+    client: FlaskClient, clock: Clock, game: str
+):
+    clock.set(datetime(2026, 12, 9, 12, tzinfo=UTC))
+    unknown_run = client.get("/api/v1/runs/no-such-run")
+    for day in (daily.FIRST_DAY - timedelta(days=1), daily.FIRST_DAY - timedelta(days=400)):
+        page = client.get(f"/archive/{day}/{game}")
+        assert page.status_code == 404 and page.mimetype == "text/html"
+        assert "Off the track" in page.get_data(as_text=True)
+        reads = ("", f"/{game}/leaderboard", f"/{game}/solution", f"/{game}/par")
+        for path in (f"/api/v1/daily/{day}{read}" for read in reads):
+            answer = client.get(path)
+            assert answer.status_code == 404 and answer.mimetype == "application/json"
+            assert answer.get_json().keys() == unknown_run.get_json().keys()
+            assert answer.get_json()["status"] == 404
+    # The first day, and every one since, has its page.
+    for day in (daily.FIRST_DAY, daily.today() - timedelta(days=1), daily.today()):
+        assert client.get(f"/archive/{day}/{game}").status_code == 200
+        assert client.get(f"/api/v1/daily/{day}/{game}/leaderboard").status_code == 200
+
+
+def test_an_archive_days_leaderboard_shows_a_run_stored_through_another_process_at_once(
+    make_app: AppFactory, database_url: str, clock: Clock
+):
+    """Two web processes on one database: the one that showed the day's leaderboard shows
+    the run the other stored on its next answer, not the standings it kept."""
+    clock.set(datetime(2026, 12, 9, 12, tzinfo=UTC))
+    showing, storing = make_app(database=database_url), make_app(database=database_url)
+    viewer, player = client_of(showing), client_of(storing)
+    puzzle = todays_daily(storing.extensions["rally"].store, FINISHING_GAME)
+    board = f"/api/v1/daily/{puzzle.daily_date}/{FINISHING_GAME}/leaderboard"
+    assert viewer.get(f"/archive/{puzzle.daily_date}/{FINISHING_GAME}").status_code == 200
+    before = viewer.get(board).get_json()
+    assert (before["entries"], before["players"]) == ([], 0)
+    played = play_attempt(player, puzzle, finished_run(get_game(FINISHING_GAME), puzzle.seed))
+    assert played["finished"]
+    after = viewer.get(board).get_json()
+    assert [entry["run_id"] for entry in after["entries"]] == [played["run"]]
+    assert after["players"] == 1
+    assert sum(bar["count"] for bar in after["histogram"]) == 1

@@ -253,19 +253,39 @@ def test_sqlite_finds_a_players_official_run_in_the_unique_index(tmp_path: Path)
     ], searches
 
 
-def test_standings_are_kept_briefly_and_dropped_by_the_stores_own_runs(store: Store, clock):
+def test_standings_are_kept_briefly_and_any_processs_new_run_shows_at_once(
+    store: Store, clock, monkeypatch: pytest.MonkeyPatch
+):
     puzzle = daily_puzzle(store)
     add(store, puzzle, "p1", 4)
+    reads: list[int] = []
+    read = store.runs._read_standings
+
+    def counted_read(puzzle_id: int) -> Standings:
+        reads.append(puzzle_id)
+        return read(puzzle_id)
+
+    monkeypatch.setattr(store.runs, "_read_standings", counted_read)
     assert store.runs.standings(puzzle.id).players == 1
-    with Store(store.database.engine.url.render_as_string(hide_password=False)) as elsewhere:
-        add(elsewhere, puzzle, "p2", 5)
-    assert (
-        store.runs.standings(puzzle.id).players == 1
-    )  # another process's run shows a moment later
-    clock.advance(store.runs.kept_standings.seconds)
-    assert store.runs.standings(puzzle.id).players == 2
-    add(store, puzzle, "p3", 6)
+    assert store.runs.standings(puzzle.id).players == 1
+    assert len(reads) == 1, "unchanged standings are kept"
+    url = store.database.engine.url.render_as_string(hide_password=False)
+    with Store(url) as elsewhere:
+        add(elsewhere, puzzle, "p2", 5)  # another process's official run
+    kept = store.runs.standings(puzzle.id)
+    assert (kept.players, [entry.player_id for entry in kept.entries]) == (2, ["p2", "p1"])
+    with Store(url) as elsewhere:
+        # Another process's run that is not official, by a player new to the puzzle.
+        elsewhere.runs.add(
+            puzzle, "p3", actions=[1], score=1, tiebreak=0, finished=False, today=DAY
+        )
     assert store.runs.standings(puzzle.id).players == 3
+    add(store, puzzle, "p4", 6)
+    assert store.runs.standings(puzzle.id).players == 4
+    reads.clear()
+    clock.advance(store.runs.kept_standings.seconds)
+    store.runs.standings(puzzle.id)
+    assert len(reads) == 1, "kept a moment only"
 
 
 def test_a_run_the_store_adds_while_its_standings_are_read_shows_at_once(

@@ -34,12 +34,18 @@ class BriefCache(Generic[V]):
         # drop() calls so far: one made while a value was computed makes it unsafe to keep.
         self._drops = 0
 
-    def get(self, key: Hashable, compute: Callable[[], V]) -> V:
-        """The kept value of key, else compute()'s, kept unless it is None (about to change)
-        or a drop() came while it was computed."""
+    def get(
+        self,
+        key: Hashable,
+        compute: Callable[[], V],
+        still: Callable[[V], bool] | None = None,
+    ) -> V:
+        """The kept value of key (if still(value) holds, when still is given), else
+        compute()'s, kept unless it is None (about to change) or a drop() came while it
+        was computed."""
         now = CLOCK.monotonic()
         entry = self._entries.get(key)
-        if entry is not None and entry[0] > now:
+        if entry is not None and entry[0] > now and (still is None or still(entry[1])):
             return entry[1]
         drops = self._drops
         value = compute()

@@ -1,14 +1,22 @@
 """Leagues in the database: making, joining, leaving, renewing the invite, removing a
-member, and what a league shows its members, read in one transaction.
+member (and letting them back in), and what a league shows its members, read in one
+transaction.
 
-The caps hold under concurrent requests on both databases. SQLite's write transactions
-queue whole. On PostgreSQL a join locks its player's row (their joins queue, so their
-count of leagues is exact) and then adds itself to the league's member count in one
-conditional update of the league's row (`members < cap`, and the invite still the one
-the token opened): of two joins the second waits for the first and sees its count, and a
-join racing a renewal either commits before it or finds the token gone. Every write takes
-its locks in one order (the player's row, the league's row, then members' rows), so two
-never wait for each other.
+A removal sticks: the league keeps the removed player (league_removals), and a join of
+that league by them is refused like a link that opens nothing, by whichever of its links,
+until the maker readmits them.
+
+The caps and removals hold under concurrent requests on both databases. SQLite's write
+transactions queue whole. On PostgreSQL a join locks its player's row (FOR NO KEY
+UPDATE: their joins and makes queue, so their count of leagues is exact) and then the
+row of the league its token opens (a renewal committed meanwhile leaves no row, and the
+join finds the token gone); only then does it read whether the player is a member or
+removed and how many members the league has, so a join racing a removal, a renewal or
+another join sees what each committed before it. Leaving, renewing, removing and
+readmitting lock the league's row first. Every write takes its locks in one order (the
+player's row, the league's row, then members' rows), and the key-share locks that
+foreign keys take on a player's row (a removal naming them, a league handed to them)
+never wait for the join that holds it, so two writes never wait for each other.
 
 It reads and writes through the store's one database object (service.storage.database).
 """
@@ -27,6 +35,7 @@ from service.storage.league_reads import MemberReads, MemberRecord, OfficialResu
 from service.storage.models import (
     League,
     LeagueMember,
+    LeagueRemoval,
     Player,
     utc_now,
 )
@@ -69,6 +78,10 @@ class MakerStays(LeagueRefused):
     """The maker cannot remove themselves (they leave instead)."""
 
 
+class NoSuchRemoval(LeagueRefused):
+    """No player removed from the league had this handle (or they were let back in)."""
+
+
 @dataclass(frozen=True)
 class LeagueRecord:
     id: str
@@ -85,6 +98,16 @@ class Membership:
 
     league: LeagueRecord
     member: str
+
+
+@dataclass(frozen=True)
+class RemovedMember:
+    """A player removed from a league, as its maker sees them: the handle they had, their
+    display name and when they were removed."""
+
+    member: str
+    name: str | None
+    removed_at: datetime
 
 
 @dataclass(frozen=True)
@@ -109,6 +132,7 @@ class LeagueFacts:
     attempted: set[tuple[str, int]]
     ran: set[tuple[str, int]]
     streaks: dict[tuple[str, str], tuple[int, int]]  # (player id, game): first, last number
+    removed: list[RemovedMember]  # the maker's to see: empty for any other member
 
 
 _LEAGUE_COLUMNS = (
@@ -204,7 +228,22 @@ class LeagueRepository:
                 attempted=reads.attempted(connection, league_id, days),
                 ran=reads.ran(connection, league_id, days),
                 streaks=reads.streaks(connection, league_id),
+                removed=(
+                    self._removed(connection, league_id)
+                    if membership.league.maker_id == player_id
+                    else []
+                ),
             )
+
+    @staticmethod
+    def _removed(connection: Connection, league_id: str) -> list[RemovedMember]:
+        rows = connection.execute(
+            select(LeagueRemoval.member, Player.display_name, LeagueRemoval.removed_at)
+            .join(Player, Player.id == LeagueRemoval.player_id)
+            .where(LeagueRemoval.league_id == league_id)
+            .order_by(LeagueRemoval.removed_at, LeagueRemoval.member)
+        ).all()
+        return [RemovedMember(member, name, aware(at)) for member, name, at in rows]
 
     # Writes
 
@@ -249,35 +288,33 @@ class LeagueRepository:
         league_cap: int,
     ) -> tuple[Membership, bool]:
         """Join the league whose current invite hashes to invite_hash; True when the player
-        joined now, False when they were in it already. NoSuchInvite, LeagueFull or
+        joined now, False when they were in it already. NoSuchInvite (a player the maker
+        removed from the league too, as if the token opened nothing), LeagueFull or
         TooManyLeagues refuse it. The player must be a stored player."""
         with self._database.write() as connection:
             self._lock_player(connection, player_id)
-            league_id = connection.scalar(
-                select(League.id).where(League.invite_hash == invite_hash)
+            query = select(*_LEAGUE_COLUMNS).where(League.invite_hash == invite_hash)
+            row = (
+                connection.execute(query.with_for_update() if self._database.locks_rows else query)
+                .mappings()
+                .first()
             )
-            if league_id is None:
+            if row is None:
                 raise NoSuchInvite()
-            already = self._membership(connection, league_id, player_id)
+            league = _league(row)
+            already = self._membership(connection, league.id, player_id)
             if already is not None:
                 return already, False
+            if self._is_removed(connection, league.id, player_id):
+                raise NoSuchInvite()
             self._check_league_cap(connection, player_id, league_cap)
-            counted = connection.execute(
-                update(League)
-                .where(
-                    League.id == league_id,
-                    League.invite_hash == invite_hash,
-                    League.members < member_cap,
-                )
-                .values(members=League.members + 1)
+            if league.members >= member_cap:
+                raise LeagueFull(member_cap)
+            connection.execute(
+                update(League).where(League.id == league.id).values(members=League.members + 1)
             )
-            if counted.rowcount != 1:
-                still_open = connection.scalar(
-                    select(League.id).where(League.invite_hash == invite_hash)
-                )
-                raise NoSuchInvite() if still_open is None else LeagueFull(member_cap)
-            self._add_member(connection, league_id, player_id, member, utc_now())
-            joined = self._membership(connection, league_id, player_id)
+            self._add_member(connection, league.id, player_id, member, utc_now())
+            joined = self._membership(connection, league.id, player_id)
         assert joined is not None, "a member just added is a member"
         return joined, True
 
@@ -315,7 +352,8 @@ class LeagueRepository:
         )
 
     def remove(self, league_id: str, player_id: str, member: str) -> None:
-        """The maker (player_id) takes the member with this handle out of the league:
+        """The maker (player_id) takes the member with this handle out of the league, and
+        keeps them out: their joins of it are refused until the maker readmits them.
         NotTheMaker for another member, NoSuchLeague for anyone else, NoSuchMember for an
         unknown handle, MakerStays for the maker's own."""
         with self._database.write() as connection:
@@ -332,14 +370,51 @@ class LeagueRepository:
             if removed == player_id:
                 raise MakerStays()
             self._drop_member(connection, league_id, removed)
+            connection.execute(
+                insert(LeagueRemoval).values(
+                    league_id=league_id, player_id=removed, member=member, removed_at=utc_now()
+                )
+            )
+
+    def readmit(self, league_id: str, player_id: str, member: str) -> None:
+        """The maker (player_id) lets the player removed under this handle join the league
+        again (by its current link, which they need anew): NotTheMaker for another member,
+        NoSuchLeague for anyone else, NoSuchRemoval for a handle no removed player had."""
+        with self._database.write() as connection:
+            league = self._locked_league(connection, league_id, player_id)
+            if league.maker_id != player_id:
+                raise NotTheMaker()
+            lifted = connection.execute(
+                delete(LeagueRemoval).where(
+                    LeagueRemoval.league_id == league_id, LeagueRemoval.member == member
+                )
+            )
+            if lifted.rowcount != 1:
+                raise NoSuchRemoval()
 
     # Parts of the writes
 
     def _lock_player(self, connection: Connection, player_id: str) -> None:
-        """On PostgreSQL, queue this player's league writes behind one another (SQLite's
-        write transactions queue whole)."""
+        """On PostgreSQL, queue this player's joins and makes behind one another (SQLite's
+        write transactions queue whole). FOR NO KEY UPDATE, so that a write holding a
+        league's row may still insert a row naming this player (a removal) or hand the
+        league to them (foreign keys take a key-share lock on the player's row) rather than
+        wait for a join that waits for that league's row."""
         if self._database.locks_rows:
-            connection.execute(select(Player.id).where(Player.id == player_id).with_for_update())
+            connection.execute(
+                select(Player.id).where(Player.id == player_id).with_for_update(key_share=True)
+            )
+
+    @staticmethod
+    def _is_removed(connection: Connection, league_id: str, player_id: str) -> bool:
+        return (
+            connection.scalar(
+                select(LeagueRemoval.member).where(
+                    LeagueRemoval.league_id == league_id, LeagueRemoval.player_id == player_id
+                )
+            )
+            is not None
+        )
 
     def _locked_league(
         self, connection: Connection, league_id: str, player_id: str
@@ -402,6 +477,7 @@ class LeagueRepository:
             .limit(1)
         )
         if heir is None:
+            connection.execute(delete(LeagueRemoval).where(LeagueRemoval.league_id == league_id))
             connection.execute(delete(League).where(League.id == league_id))
         else:
             connection.execute(update(League).where(League.id == league_id).values(maker_id=heir))

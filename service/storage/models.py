@@ -288,6 +288,21 @@ class LeagueMember(Base):
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
+class LeagueRemoval(Base):
+    """A player the league's maker removed from it. While the row stands, a join of that
+    league by that player (by any of its invite links) is refused as if the link opened
+    nothing; the maker deletes it by letting them back in. `member` is the handle the
+    player had in the league, by which the maker names them."""
+
+    __tablename__ = "league_removals"
+    __table_args__ = (UniqueConstraint("league_id", "member"),)
+
+    league_id: Mapped[str] = mapped_column(ForeignKey("leagues.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    member: Mapped[str] = mapped_column(String(32))
+    removed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
+
+
 class Streak(Base):
     """A player's latest streak at one game: the numbers of its first and last days (a daily's
     number counts days), extended in the transaction that stores each official run. A league

@@ -23,6 +23,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     exists,
+    func,
     insert,
     literal_column,
     select,
@@ -41,8 +42,9 @@ from service.storage.streaks import record_day_statement
 
 LEADERBOARD_SIZE = 100
 # How long a store keeps a puzzle's standings: a popular daily's leaderboard is read on
-# every result page. The store's own runs drop them at once; other processes' show up to
-# this late.
+# every result page. Kept standings serve a read only while the puzzle's counts of players
+# and official runs are still those they were read with, so any process's new run shows at
+# once (a run keeps the name it was stored with, so nothing else changes them).
 STANDINGS_SECONDS = 1.0
 STANDINGS_KEPT = 1024
 # What a player recorded by the running transaction has stored before (runs keep their
@@ -96,6 +98,10 @@ class Standings:
     entries: list[RankedRun]
     histogram: dict[int, int]
     players: int
+    # The puzzle's counts of players and of official runs read before the rest: while they
+    # are still these, nothing the standings show has changed (runs are only ever added,
+    # each with the name its player had then).
+    counted: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,9 @@ class RunStatements:
     count_player: DriverStatement  # puzzle_id: one more player
     count_score: DriverStatement  # puzzle_id, score: one more official run of that score
     count_streak_day: DriverStatement  # puzzle_id, player_id (service.storage.streaks)
+    # puzzle_id: its count of players and its count of official runs (every run stored
+    # changes one or both, or nothing the standings show)
+    counted: DriverStatement
 
 
 def _run_statements(database: Database) -> RunStatements:
@@ -160,6 +169,19 @@ def _run_statements(database: Database) -> RunStatements:
             dialect,
         ),
         count_streak_day=record_day_statement(database.insert, dialect),
+        counted=DriverStatement(
+            select(
+                select(PlayerCount.players)
+                .where(PlayerCount.puzzle_id == bindparam("puzzle_id"))
+                .scalar_subquery()
+                .label("players"),
+                select(func.coalesce(func.sum(ScoreCount.runs), literal_column("0")))
+                .where(ScoreCount.puzzle_id == bindparam("puzzle_id"))
+                .scalar_subquery()
+                .label("official"),
+            ),
+            dialect,
+        ),
     )
 
 
@@ -316,13 +338,31 @@ class RunRepository:
             return _player_count(connection, puzzle_id)
 
     def standings(self, puzzle_id: int) -> Standings:
-        """The puzzle's leaderboard, histogram and player count, kept a moment."""
-        return self.kept_standings.get(puzzle_id, lambda: self._read_standings(puzzle_id))
+        """The puzzle's leaderboard, histogram and player count: kept a moment, and only
+        while the puzzle's counts say no run was stored since (by any process), which costs
+        one read of two counts instead of the three reads of the standings."""
+        if self.kept_standings.seconds <= 0:
+            return self._read_standings(puzzle_id)
+        with self._database.read() as connection:
+            counted = self._counted(connection, puzzle_id)
+        return self.kept_standings.get(
+            puzzle_id,
+            lambda: self._read_standings(puzzle_id),
+            still=lambda kept: kept.counted == counted,
+        )
+
+    def _counted(self, connection: Connection, puzzle_id: int) -> tuple[int, int]:
+        row = self.sql.counted.first(connection, {"puzzle_id": puzzle_id})
+        assert row is not None, "a select of two subqueries has one row"
+        return row["players"] or 0, int(row["official"] or 0)
 
     def _read_standings(self, puzzle_id: int) -> Standings:
         with self._database.read_together() as connection:
+            # First: a run stored while the rest is read then shows as a change next time.
+            counted = self._counted(connection, puzzle_id)
             return Standings(
                 entries=_leaderboard(connection, puzzle_id, LEADERBOARD_SIZE),
                 histogram=_score_histogram(connection, puzzle_id),
                 players=_player_count(connection, puzzle_id),
+                counted=counted,
             )

@@ -183,10 +183,11 @@ def archive() -> str:
 def archive_day(day: str, game: str) -> str:
     """A daily's own page in the archive: its optimum, par and leaderboard, and once its day
     is over the replays of its optimal and par lines, before any practice of it (today's
-    shows no line: web/static/js/lines.js). A day not published yet is a page that does
-    not exist."""
+    shows no line: web/static/js/lines.js). A day with no daily, one not published yet or
+    one before the first daily (the days GET /api/v1/daily/<day> answers a 404), is a page
+    that does not exist."""
     known_game(game)
-    if date.fromisoformat(known_date(day)) > daily.today():
+    if not daily.FIRST_DAY <= date.fromisoformat(known_date(day)) <= daily.today():
         abort(404)
     return render_template("archive_day.html", game=game, date=day, title=GAMES[game].title)
 

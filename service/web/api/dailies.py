@@ -244,8 +244,8 @@ def get_daily(day: str) -> Response:
 )
 def get_daily_leaderboard(day: str, game: str) -> Response:
     """The official runs of the daily, best first, the histogram of their scores and the
-    number of players (as of at most a second ago); open during the day too (it shows no
-    line)."""
+    number of players, every run stored so far counted; open during the day too (it shows
+    no line)."""
     return leaderboard_answer(daily_of(published_day(day), game))
 
 

@@ -8,7 +8,9 @@ headers, and the page there joins with a same-origin POST when the player confir
 link preview that merely opens it joins no one.
 
 Anyone who is not a member (with or without a link) is told nothing of a league: every
-route answers them the 404 of a league that does not exist.
+route answers them the 404 of a league that does not exist. A member the maker removed is
+kept out: their join of the league, by whichever of its links, answers exactly as a link
+that opens nothing does, until the maker lets them back in (`readmit`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from service.storage.leagues import (
     NoSuchInvite,
     NoSuchLeague,
     NoSuchMember,
+    NoSuchRemoval,
     NotTheMaker,
     TooManyLeagues,
 )
@@ -192,6 +195,7 @@ LEAGUE = api.schema(
             "today",
             "yesterday",
             "week",
+            "removed",
         ],
         "properties": {
             "id": LEAGUE_ID,
@@ -217,6 +221,21 @@ LEAGUE = api.schema(
                         "member": MEMBER,
                         "name": NULLABLE_NAME,
                         "joined_at": {"type": "string", "format": "date-time"},
+                    },
+                },
+            },
+            "removed": {
+                "type": "array",
+                "description": "The players the maker removed, kept out of the league until "
+                "the maker lets them back in (POST /leagues/{league_id}/readmit), first "
+                "removed first: listed to the maker only, empty for every other member",
+                "items": {
+                    "type": "object",
+                    "required": ["member", "name", "removed_at"],
+                    "properties": {
+                        "member": {**MEMBER, "description": "The handle they had"},
+                        "name": NULLABLE_NAME,
+                        "removed_at": {"type": "string", "format": "date-time"},
                     },
                 },
             },
@@ -432,6 +451,10 @@ def league_answer(league_id: str) -> dict[str, Any]:
             {"member": m.member, "name": m.name, "joined_at": m.joined_at.isoformat()}
             for m in facts.members
         ],
+        "removed": [
+            {"member": r.member, "name": r.name, "removed_at": r.removed_at.isoformat()}
+            for r in facts.removed
+        ],
         "dailies": {
             "today": _daily_json(today, today_puzzles),
             "yesterday": _daily_json(yesterday, yesterday_puzzles),
@@ -514,8 +537,10 @@ def _too_many_leagues(refused: TooManyLeagues) -> ApiError:
 def join_league(body: dict[str, Any]) -> Response:
     """Join the league whose current invite link carries `token`, under the caller's display
     name (`display_name` becomes it, when given). A token made up, or of an invite renewed
-    since, is a 404 that names no league; a full league (500 members) or a caller in 50
-    leagues already is a 409. Joining a league one is in changes nothing."""
+    since, is a 404 that names no league, and so, word for word, is any link of a league
+    whose maker removed the caller and has not let them back in; a full league (500
+    members) or a caller in 50 leagues already is a 409. Joining a league one is in changes
+    nothing."""
     players.admit_write(services().limiter.writes)
     player = _named_player(players.clean_display_name(body.get("display_name"), "display_name"))
     try:
@@ -621,9 +646,10 @@ def renew_invite(league_id: str, body: dict[str, Any]) -> Response:
     errors=[400, 403, 404, 429],
 )
 def remove_member(league_id: str, body: dict[str, Any]) -> Response:
-    """Take a member out of the league: the league no longer shows itself to them (they may
-    join again only by its invite link, which the maker may renew). The maker's only: a 403
-    to other members; the maker leaves rather than removes themselves (a 400)."""
+    """Take a member out of the league, and keep them out: the league no longer shows itself
+    to them, and their join of it, by whichever of its links, is the 404 of a link that
+    opens nothing until the maker lets them back in (`readmit`). The maker's only: a 403 to
+    other members; the maker leaves rather than removes themselves (a 400)."""
     services().limiter.check(services().limiter.writes)
     try:
         services().store.leagues.remove(league_id, _member_id(league_id), body["member"])
@@ -637,4 +663,34 @@ def remove_member(league_id: str, body: dict[str, Any]) -> Response:
         raise ApiError(
             400, "the maker cannot remove themselves: leave the league instead"
         ) from None
+    return _answer(league_answer(league_id))
+
+
+@api.route(
+    "/leagues/<league_id>/readmit",
+    "POST",
+    summary="Let a removed player join a league again (its maker)",
+    body={
+        "type": "object",
+        "required": ["member"],
+        "properties": {"member": {**MEMBER, "description": "The handle the removed player had"}},
+        "additionalProperties": False,
+    },
+    responses={200: Answer("The league, the player no longer among its removed", LEAGUE)},
+    errors=[403, 404, 429],
+)
+def readmit_member(league_id: str, body: dict[str, Any]) -> Response:
+    """Lift a removal: the player removed under the handle `member` (one of the league's
+    `removed`) may join the league again, by its current invite link, which someone must
+    pass on to them; they join under a new handle. The maker's only: a 403 to other members;
+    a handle no removed player had is a 404."""
+    services().limiter.check(services().limiter.writes)
+    try:
+        services().store.leagues.readmit(league_id, _member_id(league_id), body["member"])
+    except NoSuchLeague:
+        raise _not_found() from None
+    except NotTheMaker:
+        raise ApiError(403, "only the league's maker may let a removed player back in") from None
+    except NoSuchRemoval:
+        raise ApiError(404, f"no removed player {body['member']!r} in this league") from None
     return _answer(league_answer(league_id))

@@ -265,7 +265,8 @@ def _ranked(entries: list[RankedRun]) -> list[dict[str, Any]]:
 
 
 def leaderboard_answer(puzzle: PuzzleRecord) -> Response:
-    """The puzzle's standings as of at most a second ago (the store keeps them that long)."""
+    """The puzzle's standings, every run stored so far counted (the store keeps them a
+    moment, only while the puzzle's counts are unchanged)."""
     standings = services().store.runs.standings(puzzle.id)
     return jsonify(
         {
@@ -349,7 +350,7 @@ def ask_for_puzzle(game: str, seed: str, body: dict[str, Any]) -> tuple[Response
 )
 def get_leaderboard(game: str, seed: str) -> Response:
     """The official runs of a revealed past daily (none for practice seeds), best first, and
-    how many reached each score (as of at most a second ago)."""
+    how many reached each score (every run stored so far counted)."""
     return leaderboard_answer(practice_puzzle(game, seed))
 
 

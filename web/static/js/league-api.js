@@ -12,6 +12,8 @@ export const leagues = {
   leave: (id) => request("POST", `/leagues/${part(id)}/leave`, {}),
   renewInvite: (id) => request("POST", `/leagues/${part(id)}/invite`, {}),
   remove: (id, member) => request("POST", `/leagues/${part(id)}/remove`, { member }),
+  // A removed player may join again (by the current link) once the maker lets them back in.
+  readmit: (id, member) => request("POST", `/leagues/${part(id)}/readmit`, { member }),
   rally: (friday, league) =>
     request("GET", `/rallies/${part(friday)}${league ? `?league=${part(league)}` : ""}`),
 };

@@ -19,7 +19,7 @@ async function join(event) {
     window.location.assign(leagueUrl(league.id));
   } catch (error) {
     say(error.status === 404
-      ? "This invite link does not open any league: it was renewed, or it is incomplete. Ask a member of the league for the current link."
+      ? "This invite link does not open any league: it was renewed, or it is incomplete. Ask a member of the league for the current link. (If the league's maker removed you, no link of it lets you in until they let you back in.)"
       : error.message);
     button.disabled = false;
   }

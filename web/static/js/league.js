@@ -122,6 +122,19 @@ function showMembers() {
   }));
 }
 
+// The players the maker removed (the API lists them to the maker only), each with the
+// button that lets them back in.
+function showRemoved() {
+  const removed = league.removed || [];
+  document.getElementById("removed-panel").hidden = league.maker !== league.you || removed.length === 0;
+  clear(document.getElementById("removed"), removed.map((player) => {
+    const name = shownName(player.name);
+    const readmit = h("button", { type: "button", class: "small-button" }, `Let ${name} back in`);
+    confirming(readmit, `Really let ${name} back in?`, async () => show(await leagues.readmit(id, player.member)));
+    return h("li", {}, h("span", {}, name), h("span", { class: "muted" }, ` removed ${player.removed_at.slice(0, 10)}`), readmit);
+  }));
+}
+
 function showInvite() {
   document.getElementById("invite-url").value = league.invite_url;
   document.getElementById("maker-tools").hidden = league.maker !== league.you;
@@ -144,6 +157,7 @@ function show(answer) {
   showWeek();
   showInvite();
   showMembers();
+  showRemoved();
   if (today) document.getElementById("rally-link").href = rallyUrl(rallyStartOf(today.date), id);
 }
 
