@@ -69,6 +69,7 @@ from service.storage.models import Run  # noqa: E402
 from service.storage.store import Store  # noqa: E402
 from service.web import players  # noqa: E402
 from service.web.app import create_app  # noqa: E402
+from service.web.web_worker import settle_heap  # noqa: E402
 
 SCHEMA_BEFORE_LEAGUES = "0006"
 DAYS = 366
@@ -502,6 +503,7 @@ def measure(kind: str, options: argparse.Namespace, folder: Path) -> None:
             }
         )
         app = create_app(config)
+        settle_heap()  # as a web worker does once its app is built
         client = member_client(app)
         path = f"/api/v1/leagues/{BIG_LEAGUE}"
         answer = client.get(path)
