@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
@@ -48,6 +47,7 @@ import sqlalchemy  # noqa: E402
 from flask.testing import FlaskClient  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
+from bench.databases import database, libpq_url  # noqa: E402
 from bench.load import GAME, finished_actions  # noqa: E402
 from puzzles import get_game  # noqa: E402
 from service.config import Config  # noqa: E402
@@ -56,8 +56,6 @@ from service.storage.migrations import upgrade  # noqa: E402
 from service.storage.store import Store  # noqa: E402
 from service.web.app import create_app  # noqa: E402
 
-POSTGRES_HOST = "127.0.0.1:5432"
-POSTGRES_USERS = ("root", "postgres")
 # The newest schema without the kept counts: the migration timed is the one that adds them.
 SCHEMA_BEFORE_COUNTS = "0002_attempts"
 DAILY_SEED = "bench-daily"
@@ -185,48 +183,6 @@ def load_postgresql(url: str, fill: Fill) -> None:
             for row in fill.run_rows():
                 copy.write_row(row)
         cursor.execute("ANALYZE")
-
-
-def libpq_url(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-def postgres_admin() -> sqlalchemy.Engine:
-    """An engine on the local PostgreSQL's own database, as the first user it accepts."""
-    for user in POSTGRES_USERS:
-        admin = sqlalchemy.create_engine(
-            f"postgresql+psycopg://{user}@{POSTGRES_HOST}/postgres", isolation_level="AUTOCOMMIT"
-        )
-        try:
-            with admin.connect():
-                return admin
-        except sqlalchemy.exc.OperationalError:
-            admin.dispose()
-    raise SystemExit(f"no PostgreSQL on {POSTGRES_HOST} accepting users {POSTGRES_USERS}")
-
-
-@contextmanager
-def fresh_postgres_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database (its SQLAlchemy URL), dropped afterwards."""
-    admin = postgres_admin()
-    name = f"rally_bench_{secrets.token_hex(6)}"
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield admin.url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
-
-
-@contextmanager
-def database(kind: str, folder: Path) -> Iterator[str]:
-    if kind == "sqlite":
-        yield f"sqlite:///{folder / 'bench.sqlite3'}"
-    else:
-        with fresh_postgres_database() as url:
-            yield url
 
 
 def fetch_all(connection: sqlalchemy.Connection, query: str) -> None:

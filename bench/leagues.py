@@ -51,14 +51,8 @@ import sqlalchemy  # noqa: E402
 from flask.testing import FlaskClient  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from bench.leaderboard import (  # noqa: E402
-    RUN_COLUMNS,
-    database,
-    libpq_url,
-    postgres_admin,
-    time_get,
-    timed,
-)
+from bench.databases import database, libpq_url, postgres_admin  # noqa: E402
+from bench.leaderboard import RUN_COLUMNS, time_get, timed  # noqa: E402
 from bench.load import finished_actions  # noqa: E402
 from puzzles import GAMES  # noqa: E402
 from service.config import Config  # noqa: E402

@@ -48,6 +48,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -61,6 +62,7 @@ sys.path.insert(0, str(BENCH_DIR.parent))
 
 from flask import Flask, jsonify  # noqa: E402
 
+from bench.databases import database as bench_database  # noqa: E402
 from puzzles import GAMES, get_game  # noqa: E402
 from puzzles.playout import random_playout, seeded_chooser  # noqa: E402
 from service.domain.daily import daily_seed, today  # noqa: E402
@@ -353,15 +355,18 @@ class Player:
             return 0, None, None
         return response.status, answer, response.getheader("Set-Cookie")
 
-    def play(self, batches: list[list[Any]], started_at: float, latencies: list[float]) -> int:
-        """Start an attempt (a new player) and append every batch; the failures. The first
-        request's latency counts from started_at (when the player was due)."""
+    def play(
+        self, batches: list[list[Any]], started_at: float, latencies: list[float]
+    ) -> int | None:
+        """Start an attempt (a new player) and append every batch; the status of the request
+        that failed (0: no answer), None when none did. The first request's latency counts
+        from started_at (when the player was due)."""
         status, attempt, cookie = self.post(
             f"/api/v1/daily/{today()}/{ATTEMPT_GAME}/attempt", {}, None
         )
         latencies.append(time.perf_counter() - started_at)
         if status != 201 or cookie is None:
-            return 1
+            return status
         cookie = cookie.split(";", 1)[0]
         played = 0
         for batch in batches:
@@ -373,9 +378,9 @@ class Player:
             )
             latencies.append(time.perf_counter() - sent)
             if status != 200:
-                return 1
+                return status
             played += len(batch)
-        return 0
+        return None
 
 
 @dataclass(frozen=True)
@@ -389,11 +394,18 @@ class AttemptResult:
     failures: int
     requests: int
     cpu_ms: float = math.nan
+    failed_statuses: tuple[tuple[int, int], ...] = ()  # (status, times); 0: no answer
 
 
 def _attempt_summary(
-    name: str, players: int, latencies: list[float], failures: int, actions: int, elapsed: float
+    name: str,
+    players: int,
+    latencies: list[float],
+    failures: list[int | None],
+    actions: int,
+    elapsed: float,
 ) -> AttemptResult:
+    failed = Counter(status for status in failures if status is not None)
     percentiles = statistics.quantiles(latencies, n=100)
     return AttemptResult(
         name,
@@ -402,8 +414,9 @@ def _attempt_summary(
         players * actions / elapsed,
         percentiles[49] * 1000,
         percentiles[98] * 1000,
-        failures,
+        failed.total(),
         len(latencies),
+        failed_statuses=tuple(sorted(failed.items())),
     )
 
 
@@ -412,7 +425,7 @@ def attempts_saturated(
 ) -> AttemptResult:
     """Closed loop: each connection plays one player after another until the time is up."""
     latencies: list[float] = []
-    failures: list[int] = []
+    failures: list[int | None] = []
     deadline = time.perf_counter() + seconds
 
     def drive() -> None:
@@ -426,7 +439,7 @@ def attempts_saturated(
         f"attempts, {connections} at once",
         len(failures),
         latencies,
-        sum(failures),
+        failures,
         actions,
         elapsed,
     )
@@ -443,7 +456,7 @@ def attempts_paced(
     total = max(1, int(players_per_second * seconds))
     indexes = itertools.count()
     latencies: list[float] = []
-    failures: list[int] = []
+    failures: list[int | None] = []
     start = time.perf_counter() + 0.1
 
     def drive() -> None:
@@ -457,7 +470,7 @@ def attempts_paced(
     actions = sum(len(batch) for batch in batches)
     rate = players_per_second * (len(batches) + 1)
     return _attempt_summary(
-        f"attempts, {rate:.0f} req/s paced", total, latencies, sum(failures), actions, elapsed
+        f"attempts, {rate:.0f} req/s paced", total, latencies, failures, actions, elapsed
     )
 
 
@@ -467,19 +480,23 @@ def start_service(
     port: int,
     worker_class: str = WEB_WORKER_CLASS,
     gunicorn_options: tuple[str, ...] = (),
+    database_url: str | None = None,
 ) -> subprocess.Popen[bytes]:
-    """The service under gunicorn on a migrated database (SQLite in instance unless
-    DATABASE_URL says otherwise) and the embedded Redis in instance, already running."""
-    env = migrated_service_env(instance)
+    """The service under gunicorn on a migrated database (database_url's, else SQLite in
+    instance unless DATABASE_URL says otherwise) and the embedded Redis in instance,
+    already running."""
+    env = migrated_service_env(instance, database_url)
     command = gunicorn_command(HOST, port, workers, worker_class)
     return start_process([*command[:-1], *gunicorn_options, command[-1]], env)
 
 
-def migrated_service_env(instance: Path) -> dict[str, str]:
-    """The service's environment for a bench in instance (its database migrated): the
-    embedded Redis's socket there, the bench's daily key, no rate limit in the way."""
+def migrated_service_env(instance: Path, database_url: str | None = None) -> dict[str, str]:
+    """The service's environment for a bench in instance (its database migrated: the one
+    database_url names, else the environment's): the embedded Redis's socket there, the
+    bench's daily key, no rate limit in the way."""
     env = {
         **os.environ,
+        **({"DATABASE_URL": database_url} if database_url else {}),
         "PYTHONPATH": str(BENCH_DIR.parent),
         "RALLY_INSTANCE_PATH": str(instance),
         "REDIS_URL": f"unix://{instance / 'redis.sock'}",
@@ -501,8 +518,11 @@ def start_servers(
     service_port: int,
     ceiling_port: int,
     worker_class: str = WEB_WORKER_CLASS,
+    database_url: str | None = None,
 ) -> list[subprocess.Popen[bytes]]:
-    service = start_service(instance, workers, service_port, worker_class)
+    service = start_service(
+        instance, workers, service_port, worker_class, database_url=database_url
+    )
     ceiling_command = gunicorn_command(HOST, ceiling_port, workers, worker_class)
     ceiling_app = ["--chdir", str(BENCH_DIR.parent), "bench.load:bare_app()"]
     ceiling = start_process([*ceiling_command[:-1], *ceiling_app])
@@ -557,6 +577,11 @@ def report(
             f"{ratio:>11.0%}{attempt.cpu_ms:>8.2f}{ceiling.cpu_ms / attempt.cpu_ms:>15.0%}"
             f"{attempt.failures:>7}"
         )
+        if attempt.failed_statuses:
+            said = ", ".join(
+                f"{status or 'no answer'} x{times}" for status, times in attempt.failed_statuses
+            )
+            print(f"  failed requests of '{attempt.name}' by status: {said}")
 
 
 def attempt_path(
@@ -584,6 +609,69 @@ def attempt_path(
     return [saturated, paced], [python_ceiling, paced_ceiling]
 
 
+def run_on(database: str | None, options: argparse.Namespace, tool: str) -> Measured:
+    """Every load of the bench on one database (see bench.databases; None: SQLite in the
+    instance folder, or what DATABASE_URL names), in a fresh instance folder."""
+    with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder, ExitStack() as stack:
+        instance = Path(folder)
+        url = stack.enter_context(bench_database(database, instance)) if database else None
+        stack.enter_context(EmbeddedRedis(instance / "redis.sock", instance))
+        ports = free_ports(2)
+        servers = start_servers(
+            instance, options.workers, ports[0], ports[1], options.worker_class, url
+        )
+        try:
+            prepared = targets(*ports)
+            server_on = dict(zip(ports, servers, strict=True))
+            results = [
+                with_cpu(server_on[target.port], partial(measure, tool, target, options, instance))
+                for target in prepared
+            ]
+            submissions = next(r for r in results if r.target.name == SUBMISSION)
+            rate = options.rate or max(1, int(submissions.requests_per_second / 2))
+            paced = replace(submissions.target, name=f"POST runs, {rate}/s paced")
+            results.append(with_cpu(servers[0], lambda: paced_load(paced, rate, options.seconds)))
+            attempts, ceilings = attempt_path(servers, ports[0], prepared[0], options)
+        finally:
+            for server in servers:
+                server.terminate()
+                server.wait(15)
+    return Measured(
+        database or "as DATABASE_URL says (SQLite by default)", results, attempts, ceilings
+    )
+
+
+@dataclass(frozen=True)
+class Measured:
+    database: str
+    results: list[Result]
+    attempts: list[AttemptResult]
+    ceilings: list[Result]
+
+
+def compare(measured: list[Measured]) -> None:
+    """Each database's loads beside the first's: rate and CPU per request."""
+    first = measured[0]
+    print(f"\nbeside {first.database} (rate ratio, CPU ratio):")
+    for other in measured[1:]:
+        pairs: list[tuple[str, Result | AttemptResult, Result | AttemptResult]] = [
+            *(
+                (mine.target.name, mine, theirs)
+                for mine, theirs in zip(first.results, other.results, strict=True)
+            ),
+            *(
+                (mine.name, mine, theirs)
+                for mine, theirs in zip(first.attempts, other.attempts, strict=True)
+            ),
+        ]
+        for name, mine, theirs in pairs:
+            print(
+                f"  {other.database}, {name}: "
+                f"{theirs.requests_per_second / mine.requests_per_second:.0%} of the rate, "
+                f"{theirs.cpu_ms / mine.cpu_ms:.2f}x the CPU"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10, help="per endpoint")
@@ -597,36 +685,21 @@ def main() -> None:
         help="paced submissions per second (0: half the saturated rate)",
     )
     parser.add_argument("--worker-class", default=WEB_WORKER_CLASS, help="gunicorn's, of both")
+    parser.add_argument(
+        "--database",
+        nargs="+",
+        choices=["sqlite", "postgresql"],
+        help="each in turn, on a fresh database (PostgreSQL's on 127.0.0.1:5432), then the"
+        " writes compared; by default the one DATABASE_URL names, else SQLite",
+    )
     options = parser.parse_args()
     tool = "wrk" if shutil.which("wrk") else "python"
-    with tempfile.TemporaryDirectory(prefix="rally-bench-") as folder:
-        instance = Path(folder)
-        with EmbeddedRedis(instance / "redis.sock", instance):
-            ports = free_ports(2)
-            servers = start_servers(
-                instance, options.workers, ports[0], ports[1], worker_class=options.worker_class
-            )
-            try:
-                prepared = targets(*ports)
-                server_on = dict(zip(ports, servers, strict=True))
-                results = [
-                    with_cpu(
-                        server_on[target.port], partial(measure, tool, target, options, instance)
-                    )
-                    for target in prepared
-                ]
-                submissions = next(r for r in results if r.target.name == SUBMISSION)
-                rate = options.rate or max(1, int(submissions.requests_per_second / 2))
-                paced = replace(submissions.target, name=f"POST runs, {rate}/s paced")
-                results.append(
-                    with_cpu(servers[0], lambda: paced_load(paced, rate, options.seconds))
-                )
-                attempts, ceilings = attempt_path(servers, ports[0], prepared[0], options)
-            finally:
-                for server in servers:
-                    server.terminate()
-                    server.wait(15)
-    report(results, attempts, ceilings, tool)
+    measured = [run_on(database, options, tool) for database in options.database or [None]]
+    for each in measured:
+        print(f"\n## {each.database}")
+        report(each.results, each.attempts, each.ceilings, tool)
+    if len(measured) > 1:
+        compare(measured)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ error outside the app), is answered like the app's own errors: JSON
 
 from __future__ import annotations
 
+import atexit
 import gc
 import json
 import socket
@@ -94,6 +95,9 @@ def settle_heap() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    # Handed back at exit, before the interpreter takes its modules apart: objects still
+    # frozen then are finalised after gevent's, and their callbacks fail on the way out.
+    atexit.register(gc.unfreeze)
 
 
 # gunicorn ships no type information, so the type checker sees its classes as Any.
