@@ -242,9 +242,9 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
 
   // What a target field holds for the selected die, drawn in the field: it fits (+), it
   // loses control (✗), and whether it reaches card B (gear check) or the finish.
-  function targetMark(said, sign = said.some((n) => n.kind === "loss_of_control") ? "✗" : "+") {
+  function targetMark(said, sign = said.some((n) => n.kind === "loss_of_control") ? "✗" : "+", size = "") {
     const has = (kind) => said.some((n) => n.kind === kind);
-    return h("span", { class: "target-mark", "aria-hidden": "true" },
+    return h("span", { class: `target-mark ${size}`.trim(), "aria-hidden": "true" },
       sign,
       has("gear_check") ? h("small", { class: "mark-note" }, "gear check") : null,
       has("gasfuss") ? h("small", { class: "mark-note" }, "too fast") : null,
@@ -299,11 +299,14 @@ export function createBoard(root, { interactive, onPlay, actor = "You", guide = 
     const names = offers.map(offerName).join(" or ");
     const what = one ? `Place ${names} on ${parts.join(", ")}` : `Choose ${names} for ${parts.join(", ")}`;
     const show = () => showStakes(`${cap(fieldName(row, lane))}: ${names}, ${words}.`, misfit);
+    // Three values or more are set smaller, a line free to break after each slash (a
+    // zero-width space), so that they stay inside a phone's field.
+    const values = offers.map(valueOf).join(offers.length > 2 ? "/\u200b" : "/");
     return h("button", { type: "button", class: `${cls}${misfit ? " misfit" : ""}`, "aria-label": `${what}: ${words}`, "data-focus-key": `field:${row}:${lane}`,
       "data-row": row, "data-lane": lane, "data-stakes": said.map((n) => n.kind).join(" "),
       "data-places": one ? (one.type === "place_reserve" ? "reserve" : `die:${one.die}`) : null,
       onclick: () => (one ? act(one) : pick(row, lane)), onkeydown: moveBetweenTargets, onfocus: show, onmouseenter: show },
-    content, targetMark(said, `${misfit ? "✗" : ""}${offers.map(valueOf).join("/")}`));
+    content, targetMark(said, `${misfit ? "✗" : ""}${values}`, offers.length > 2 ? "many" : ""));
   }
 
   const pickKey = (action) => (action.type === "place_reserve" ? "pick:reserve" : `pick:die:${action.die}`);
