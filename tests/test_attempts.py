@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
@@ -232,6 +233,86 @@ def test_two_concurrent_appends_with_the_same_count_let_exactly_one_through(stor
         assert attempt.played == expected + 1 == len(stored)
         assert stored[-1] in choices
     assert attempt.played >= 3
+
+
+def next_action_of(game: Any, played_by: Callable[[Any], None]) -> Callable[[Any], Extension]:
+    """An extend that appends the first legal action to the attempt it is given, telling
+    played_by the attempt's count it saw."""
+
+    def extend(current: Any) -> Extension:
+        played_by(current.played)
+        action = game.legal_actions(current.state)[0]
+        return Extension([action], game.apply(current.state, action))
+
+    return extend
+
+
+def test_an_append_to_an_attempt_this_process_kept_at_the_clients_count_reads_nothing_first(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    game = GAMES[FINISHING_GAME]
+    puzzle = store.puzzles.ensure(
+        FINISHING_GAME, "kept", game.rules_version, daily_date=daily.today(), number=1
+    )
+    attempt, _ = store.attempts.start(puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT)
+    reads: list[str] = []
+    read = store.attempts.get
+    monkeypatch.setattr(store.attempts, "get", lambda key: reads.append(key) or read(key))
+    seen: list[int] = []
+    for played in range(4):
+        extended = store.attempts.extend(
+            attempt.id, next_action_of(game, seen.append), None, played
+        )
+        assert extended.played == played + 1
+    assert seen == [0, 1, 2, 3]
+    assert reads == [attempt.id], "only the first append reads the attempt"
+    assert store.attempts.actions(attempt.id) == game_line(game, puzzle.seed, 4)
+    # A client holding another count than the kept one: the attempt is read.
+    with pytest.raises(RefusedError):
+        store.attempts.extend(attempt.id, refuse, None, 2)
+    assert reads == [attempt.id] * 2
+
+
+def refuse(current: Any) -> Extension:
+    raise RefusedError
+
+
+def test_an_attempt_another_process_extended_since_is_read_again_not_refused(database_url: str):
+    """Two processes (two stores on one database): what one kept is stale once the other
+    appends, and an append at the count the client holds still goes through."""
+    game = GAMES[FINISHING_GAME]
+    first, second = Store(database_url), Store(database_url)
+    try:
+        puzzle = first.puzzles.ensure(
+            FINISHING_GAME, "moved", game.rules_version, daily_date=daily.today(), number=1
+        )
+        attempt, _ = first.attempts.start(puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT)
+        seen: list[int] = []
+        first.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 0)
+        second.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 1)
+        # The first process keeps the attempt at 1 action; the client now holds 2.
+        extended = first.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 2)
+        assert (extended.played, seen) == (3, [0, 1, 2])
+        # A client still holding 2 (a retry) meets the stored count of 3, never a kept 2:
+        # the second process kept it at 2, and its append's guard finds the attempt moved.
+        retried = second.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 2)
+        assert (retried.played, seen) == (4, [0, 1, 2, 2, 3])
+        stored = first.attempts.actions(attempt.id)
+        assert len(stored) == 4 == first.attempts.get(attempt.id).played
+        assert stored == game_line(game, puzzle.seed, 4)
+    finally:
+        first.close()
+        second.close()
+
+
+def game_line(game: Any, seed: str, length: int) -> list[Any]:
+    """The first legal action taken length times from the start."""
+    state, line = game.new_game(seed), []
+    for _ in range(length):
+        action = game.legal_actions(state)[0]
+        line.append(action)
+        state = game.apply(state, action)
+    return line
 
 
 def test_the_append_that_ends_the_game_stores_the_run_in_the_same_step(store: Store):

@@ -21,6 +21,7 @@ without its run.
 from __future__ import annotations
 
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -103,6 +104,9 @@ class ClientLimit:
         return puzzle_id % 2**31, int(self.client[:8], 16) - 2**31
 
 
+# Attempts kept per process (AttemptRepository._recent): far more than the players one
+# process serves at once, at a few kilobytes each.
+KEPT_ATTEMPTS = 2_000
 _RECORDED_COLUMNS = ("id", "puzzle_id", "player_id", "played", "state", "over", "run_id")
 
 
@@ -186,6 +190,13 @@ class AttemptRepository:
         self._players = players
         self._runs = runs
         self.sql = _attempt_statements(database)
+        # The attempts this process last read or extended, the most recent last. Stored
+        # actions never change, so a kept attempt holding the count a client expects is the
+        # attempt as stored unless another process appended since, which the append's own
+        # guard on that count tells (extend then reads it, as it would have): a player's
+        # next append usually comes to the process that served the last, on the same
+        # connection, and need not read the attempt first.
+        self._recent: OrderedDict[str, AttemptRecord] = OrderedDict()
 
     def _actions(self, connection: Connection, attempt_id: str) -> list[Any]:
         batches = connection.execute(self.sql.batches_of, {"attempt_id": attempt_id}).scalars()
@@ -260,6 +271,7 @@ class AttemptRepository:
         attempt_id: str,
         extend: Callable[[AttemptRecord | None], Extension | None],
         display_name: str | None = None,
+        played: int | None = None,
     ) -> AttemptRecord:
         """Read the attempt, then append what extend(attempt) decides in one transaction
         committed before returning: the attempt as it then is.
@@ -272,11 +284,39 @@ class AttemptRepository:
         a request holds one connection at a time, and a pool whose every connection is
         held by requests waiting for a second one can never serve them. The append itself
         changes the attempt only if it still has the actions extend saw.
+
+        played, the count of actions the client says are stored: when this process kept
+        the attempt at that count, it is not read again.
         """
+        kept = self._recent.get(attempt_id)
+        if kept is not None and kept.played == played:
+            try:
+                return self._extend(kept, extend, display_name)
+            except AttemptMoved:
+                self._recent.pop(attempt_id, None)  # another process appended since
         attempt = self.get(attempt_id)
-        extension = extend(attempt)
         if attempt is None:
+            extend(attempt)
             raise LookupError(f"no attempt {attempt_id!r}")
+        return self._extend(attempt, extend, display_name)
+
+    def _extend(
+        self,
+        attempt: AttemptRecord,
+        extend: Callable[[AttemptRecord | None], Extension | None],
+        display_name: str | None,
+    ) -> AttemptRecord:
+        """extend's append to the attempt as given, which is kept as it then is."""
+        extended = self._append_decided(attempt, extend(attempt), display_name)
+        self._recent[extended.id] = extended
+        self._recent.move_to_end(extended.id)
+        if len(self._recent) > KEPT_ATTEMPTS:
+            self._recent.popitem(last=False)
+        return extended
+
+    def _append_decided(
+        self, attempt: AttemptRecord, extension: Extension | None, display_name: str | None
+    ) -> AttemptRecord:
         ends = extension is not None and extension.result is not None
         if extension is None and display_name is None:
             return attempt

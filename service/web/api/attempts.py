@@ -319,7 +319,9 @@ def append_actions(attempt_id: str, body: dict[str, Any]) -> Response:
         return _extension(attempt, puzzle_by_id(attempt.puzzle_id), played, actions)
 
     try:
-        attempt = services().store.attempts.extend(attempt_id, extend, display_name=name)
+        attempt = services().store.attempts.extend(
+            attempt_id, extend, display_name=name, played=played
+        )
     except AttemptMoved:  # another request appended first
         attempt, puzzle = _own_attempt(attempt_id)
         if not _already_applied(attempt, played, actions):
