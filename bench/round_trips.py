@@ -115,11 +115,13 @@ def append_all(client: FlaskClient, attempt: str, batches: list[list[Any]]) -> N
         played += len(batch)
 
 
-def submit_runs(app: Flask, runs: int) -> None:
-    """runs practice submissions of one finished run, each from a new player."""
+def submit_runs(app: Flask, runs: int, client: FlaskClient | None = None) -> None:
+    """runs practice submissions of one finished run, each from a new player, or all from
+    client's (a returning player, their cookie sent)."""
     body = {"actions": finished_actions(PRACTICE_SEED)}
     for _ in range(runs):
-        answer = app.test_client().post(f"/api/v1/puzzles/{GAME}/{PRACTICE_SEED}/runs", json=body)
+        sender = client or app.test_client()
+        answer = sender.post(f"/api/v1/puzzles/{GAME}/{PRACTICE_SEED}/runs", json=body)
         assert answer.status_code == 201, answer.data
 
 
@@ -175,6 +177,10 @@ def main() -> None:
             print_row(f"append ({count})", per_request(appends, count))
             runs = sent_by(lambda: submit_runs(app, options.runs))
             print_row(f"run submission ({options.runs})", per_request(runs, options.runs))
+            returning = app.test_client()
+            submit_runs(app, 1, returning)  # the player recorded, their cookie set
+            again = sent_by(lambda: submit_runs(app, options.runs, returning))
+            print_row(f"returning player's ({options.runs})", per_request(again, options.runs))
             app.extensions["rally"].store.close()
 
 

@@ -219,3 +219,25 @@ def test_a_failed_analysis_keeps_its_reason(store: Store):
     assert store.analyses.record_failure(run.id, "over the time bound")
     failed = store.analyses.get(run.id)
     assert (failed.status, failed.error, failed.analysis) == ("failed", "over the time bound", None)
+
+
+def test_a_known_player_is_locked_or_renamed_first_and_recorded_only_when_missing(store: Store):
+    """record_and_lock with known=True (a cookie came with the request) ends as without it:
+    a missing player is recorded (True), a recorded one kept or renamed (False)."""
+    players = store.players
+    for known in (False, True):
+        player = f"player-{known}"
+        with store.database.write() as connection:
+            assert players.record_and_lock(connection, player, None, known) is True
+        with store.database.write() as connection:
+            assert players.record_and_lock(connection, player, None, known) is False
+        assert players.display_name(player) is None
+        with store.database.write() as connection:
+            assert players.record_and_lock(connection, player, "Ada", known) is False
+        assert players.display_name(player) == "Ada"
+        with store.database.write() as connection:
+            assert players.record_and_lock(connection, player, None, known) is False
+        assert players.display_name(player) == "Ada"
+        with store.database.write() as connection:
+            assert players.record_and_lock(connection, f"{player}-named", "Ben", known) is True
+        assert players.display_name(f"{player}-named") == "Ben"

@@ -327,7 +327,9 @@ class AttemptRepository:
         with self._database.write() as connection:
             if display_name is not None or ends:
                 # Before the attempt's row: the order every write that locks both takes.
-                self._players.record_and_lock(connection, attempt.player_id, display_name)
+                self._players.record_and_lock(
+                    connection, attempt.player_id, display_name, known=True
+                )
             if extension is None:
                 return attempt
             extended = self._append(connection, attempt, extension)

@@ -235,8 +235,10 @@ class RunRepository:
         finished: bool,
         display_name: str | None = None,
         today: date | None = None,
+        known_player: bool = False,
     ) -> RunRecord:
-        """Store a replayed run (and its player), committed before returning.
+        """Store a replayed run (and its player), committed before returning. known_player:
+        the player is most likely recorded (PlayerRepository.record_and_lock).
 
         The run is official when it is the player's first finished run of a daily
         submitted on the daily's own day (today, UTC, unless given). Two
@@ -256,19 +258,23 @@ class RunRepository:
         try:
             if candidate:
                 try:
-                    return self._insert(fields, display_name, official_if_first=True)
+                    return self._insert(fields, display_name, True, known_player)
                 except IntegrityError:
                     pass  # a concurrent run became official first
-            return self._insert(fields, display_name, official_if_first=False)
+            return self._insert(fields, display_name, False, known_player)
         finally:
             self.standings_changed(puzzle.id)
 
     def _insert(
-        self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
+        self,
+        fields: dict[str, Any],
+        display_name: str | None,
+        official_if_first: bool,
+        known_player: bool,
     ) -> RunRecord:
         with self._database.write() as connection:
             new_player = self._players.record_and_lock(
-                connection, fields["player_id"], display_name
+                connection, fields["player_id"], display_name, known_player
             )
             return self.store(connection, fields, official_if_first, new_player)
 

@@ -261,6 +261,7 @@ def submit_run(game: str, seed: str, body: dict[str, Any]) -> tuple[Response, in
         finished=engine.is_finished(final),
         display_name=name,
         today=daily.today(),
+        known_player=players.current_player_id() is not None,
     )
     return jsonify(run_json(run, puzzle)), 201
 
