@@ -257,7 +257,12 @@ def test_an_append_to_an_attempt_this_process_kept_at_the_clients_count_reads_no
     attempt, _ = store.attempts.start(puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT)
     reads: list[str] = []
     read = store.attempts.get
-    monkeypatch.setattr(store.attempts, "get", lambda key: reads.append(key) or read(key))
+
+    def counted_read(attempt_id: str) -> Any:
+        reads.append(attempt_id)
+        return read(attempt_id)
+
+    monkeypatch.setattr(store.attempts, "get", counted_read)
     seen: list[int] = []
     for played in range(4):
         extended = store.attempts.extend(
