@@ -284,4 +284,5 @@ def axe_violations(page: Page) -> list[str]:
 
 
 def expect_accessible(page: Page, state: str) -> None:
-    assert axe_violations(page) == [], state
+    found = axe_violations(page)
+    assert found == [], f"{state}: {found}"
