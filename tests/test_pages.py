@@ -185,6 +185,10 @@ def test_the_rules_page_says_where_the_game_departs_from_the_rulebook(
         "/daily/2026-13-01/crazy-rally",
         "/daily/20261130/crazy-rally",
         "/daily/2026-11-30/chess",
+        "/daily/2999-01-01/crazy-rally",  # not published yet
+        "/daily/2026-10-31/rallye-raser",  # the day before the first daily
+        "/daily/2999-01-01/crazy-rally/practice",
+        "/daily/2026-10-31/rallye-raser/practice",
         "/archive/2026-11-30/chess",
         "/archive/2026-13-01/crazy-rally",
         "/archive/2999-01-01/crazy-rally",  # not published yet

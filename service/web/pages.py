@@ -118,12 +118,20 @@ def known_date(text: str) -> str:
     return text
 
 
+def published_day(text: str) -> str:
+    """A day that has a daily, from the first to today (the days GET /api/v1/daily/<day>
+    answers); any other is a page that does not exist."""
+    if not daily.FIRST_DAY <= date.fromisoformat(known_date(text)) <= daily.today():
+        abort(404)
+    return text
+
+
 @blueprint.get("/daily/<day>/<game>")
 def play_daily(day: str, game: str) -> str:
     """Today's daily is the player's one attempt, played on the server; a past one, practice."""
     known_game(game)
     return render_template(
-        "play.html", game=game, date=known_date(day), mode="daily", title=GAMES[game].title
+        "play.html", game=game, date=published_day(day), mode="daily", title=GAMES[game].title
     )
 
 
@@ -133,7 +141,11 @@ def practice_daily(day: str, game: str) -> str:
     practice; before, it says when that opens (no one may replay today's daily)."""
     known_game(game)
     return render_template(
-        "play.html", game=game, date=known_date(day), mode="daily-practice", title=GAMES[game].title
+        "play.html",
+        game=game,
+        date=published_day(day),
+        mode="daily-practice",
+        title=GAMES[game].title,
     )
 
 
@@ -187,9 +199,9 @@ def archive_day(day: str, game: str) -> str:
     one before the first daily (the days GET /api/v1/daily/<day> answers a 404), is a page
     that does not exist."""
     known_game(game)
-    if not daily.FIRST_DAY <= date.fromisoformat(known_date(day)) <= daily.today():
-        abort(404)
-    return render_template("archive_day.html", game=game, date=day, title=GAMES[game].title)
+    return render_template(
+        "archive_day.html", game=game, date=published_day(day), title=GAMES[game].title
+    )
 
 
 @blueprint.get("/me")
