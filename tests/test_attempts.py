@@ -266,7 +266,7 @@ def test_an_append_to_an_attempt_this_process_kept_at_the_clients_count_reads_no
     seen: list[int] = []
     for played in range(4):
         extended = store.attempts.extend(
-            attempt.id, next_action_of(game, seen.append), None, played
+            attempt.id, next_action_of(game, seen.append), None, played, "p1"
         )
         assert extended.played == played + 1
     assert seen == [0, 1, 2, 3]
@@ -274,8 +274,12 @@ def test_an_append_to_an_attempt_this_process_kept_at_the_clients_count_reads_no
     assert store.attempts.actions(attempt.id) == game_line(game, puzzle.seed, 4)
     # A client holding another count than the kept one: the attempt is read.
     with pytest.raises(RefusedError):
-        store.attempts.extend(attempt.id, refuse, None, 2)
+        store.attempts.extend(attempt.id, refuse, None, 2, "p1")
     assert reads == [attempt.id] * 2
+    # Another player's request at the kept count reads it too: its time tells them nothing.
+    with pytest.raises(RefusedError):
+        store.attempts.extend(attempt.id, refuse, None, 4, "p2")
+    assert reads == [attempt.id] * 3
 
 
 def refuse(current: Any) -> Extension:
@@ -293,14 +297,18 @@ def test_an_attempt_another_process_extended_since_is_read_again_not_refused(dat
         )
         attempt, _ = first.attempts.start(puzzle.id, "p1", game.new_game(puzzle.seed), ONE_CLIENT)
         seen: list[int] = []
-        first.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 0)
-        second.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 1)
+        first.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 0, "p1")
+        second.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 1, "p1")
         # The first process keeps the attempt at 1 action; the client now holds 2.
-        extended = first.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 2)
+        extended = first.attempts.extend(
+            attempt.id, next_action_of(game, seen.append), None, 2, "p1"
+        )
         assert (extended.played, seen) == (3, [0, 1, 2])
         # A client still holding 2 (a retry) meets the stored count of 3, never a kept 2:
         # the second process kept it at 2, and its append's guard finds the attempt moved.
-        retried = second.attempts.extend(attempt.id, next_action_of(game, seen.append), None, 2)
+        retried = second.attempts.extend(
+            attempt.id, next_action_of(game, seen.append), None, 2, "p1"
+        )
         assert (retried.played, seen) == (4, [0, 1, 2, 2, 3])
         stored = first.attempts.actions(attempt.id)
         assert len(stored) == 4 == first.attempts.get(attempt.id).played

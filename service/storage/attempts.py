@@ -272,6 +272,7 @@ class AttemptRepository:
         extend: Callable[[AttemptRecord | None], Extension | None],
         display_name: str | None = None,
         played: int | None = None,
+        player_id: str | None = None,
     ) -> AttemptRecord:
         """Read the attempt, then append what extend(attempt) decides in one transaction
         committed before returning: the attempt as it then is.
@@ -285,11 +286,12 @@ class AttemptRepository:
         held by requests waiting for a second one can never serve them. The append itself
         changes the attempt only if it still has the actions extend saw.
 
-        played, the count of actions the client says are stored: when this process kept
-        the attempt at that count, it is not read again.
+        played, the count of actions the client says are stored, and player_id, the
+        caller's: when this process kept the caller's own attempt at that count, it is not
+        read again (anyone else's request reads it, so its time says nothing of the count).
         """
         kept = self._recent.get(attempt_id)
-        if kept is not None and kept.played == played:
+        if kept is not None and kept.played == played and kept.player_id == player_id:
             try:
                 return self._extend(kept, extend, display_name)
             except AttemptMoved:

@@ -320,7 +320,7 @@ def append_actions(attempt_id: str, body: dict[str, Any]) -> Response:
 
     try:
         attempt = services().store.attempts.extend(
-            attempt_id, extend, display_name=name, played=played
+            attempt_id, extend, display_name=name, played=played, player_id=player
         )
     except AttemptMoved:  # another request appended first
         attempt, puzzle = _own_attempt(attempt_id)
