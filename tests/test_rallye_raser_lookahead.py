@@ -5,12 +5,14 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections import Counter
 from typing import Any
 
 from bench.agreement import deeper_look
+from bench.par_ledger import causes
 from puzzles.rallye_raser.engine import RallyeRaser
 from solver.expert import PlayerView, analyse, player_views
-from solver.rallye_raser.leaf_fit import RoundEnd, fit
+from solver.rallye_raser.leaf_fit import ODDS_GRID, RoundEnd, fit
 from solver.rallye_raser.lookahead import (
     LEAF,
     LEAF_FILE,
@@ -36,9 +38,9 @@ def test_rr7_every_roll_is_summed_over_with_its_probability() -> None:
 
 def test_rr24_rr25_the_dials_at_the_finish_score_a_clean_finish_or_an_unclean_one() -> None:
     # Timer 5 and control 6 with no check left: clean 2*6+6, unclean 2*4+6 (RR-24).
-    odds = DialOdds(0.0, 0.8, 0.8)
+    odds = DialOdds(0.0, 0.8, 0.8, 0.0)
     assert math.isclose(dial_points(5, 6, 0, odds), 0.8 * 18 + 0.2 * 14)
-    assert dial_points(0, 6, 3, DialOdds(0.3, 0.8, 0.8)) == 0.0  # RR-22: no timer, no score
+    assert dial_points(0, 6, 3, DialOdds(0.3, 0.8, 0.8, 0.0)) == 0.0  # RR-22: no timer, no score
 
 
 def test_rr21_more_control_never_reaches_fewer_points() -> None:
@@ -46,6 +48,28 @@ def test_rr21_more_control_never_reaches_fewer_points() -> None:
         for timer in range(1, 7):
             values = [dial_points(timer, control, checks, LEAF.odds) for control in range(7)]
             assert values == sorted(values)
+
+
+def test_rr15_rr21_a_check_in_gear_3_can_cost_a_control_point_for_its_route() -> None:
+    # Timer 4, control 2, one check left. Free, gear 3 gives timer 5 and control 1, and a
+    # clean finish 2*6+1 = 13; a gear-1 check gives 2*4+4 = 12. When the route of gear 3
+    # costs a control point to fit, gear 3 ends at 2*6+0 = 12 and is no better.
+    free, dear = DialOdds(0.0, 1.0, 1.0, 0.0), DialOdds(0.0, 1.0, 1.0, 1.0)
+    assert dial_points(4, 2, 1, free) == 13
+    assert dial_points(4, 2, 1, dear) == 12
+    for timer, control, checks in itertools.product(range(1, 7), range(7), range(4)):
+        assert dial_points(timer, control, checks, dear) <= dial_points(
+            timer, control, checks, free
+        )
+
+
+def test_rr15_the_first_control_point_is_worth_more_than_a_round_to_the_shipped_leaf() -> None:
+    """The shipped odds price the control a full route of gear 3 needs: with both dials
+    full and every check to come, the first control point spent is worth more than the
+    price of a round, so the search does not spend it to save one. Odds that let gear 3
+    come off without it valued that point at 0.09 (docs/puzzle-quality.md)."""
+    first_point = dial_points(6, 6, 8, LEAF.odds) - dial_points(6, 5, 8, LEAF.odds)
+    assert first_point > 2 * ROUND_PRICE
 
 
 def _views(seed: str, actions: int) -> list[Any]:
@@ -129,10 +153,14 @@ def test_the_deeper_look_plays_both_choices_in_the_same_futures() -> None:
 
 def test_the_shipped_leaf_is_its_generators_output() -> None:
     """leaf.json holds what leaf_fit writes: the command, the training seeds (never the
-    seeds the par is measured on) and figures that load into a Leaf and back."""
+    seeds the par is measured on) and figures that load into a Leaf and back; odds
+    chosen by the par's strength instead of the fit's say so, and keep the fit's."""
     document = json.loads(LEAF_FILE.read_text())
     assert document["generator"].startswith("python -m solver.rallye_raser.leaf_fit ")
     assert not document["training_seeds"].startswith("quality-")
+    chosen = document["odds_chosen"]
+    assert chosen["measured_by"].startswith("python -m bench.par_ledger ")
+    assert DialOdds(**chosen["fitted"]) != Leaf.load().odds
     leaf = Leaf.load()
     assert leaf.as_json() == document["leaf"]
     assert 0 <= leaf.odds.mishap <= 1 and leaf.rows_per_round > 0
@@ -141,11 +169,27 @@ def test_the_shipped_leaf_is_its_generators_output() -> None:
 def test_the_fit_recovers_the_figures_that_made_the_races() -> None:
     """Round ends whose final points are what some odds predict, and whose rounds are a
     linear function of rows, gear and damage, give back those figures."""
-    odds, ends = DialOdds(0.15, 0.9, 0.7), []
+    odds, ends = DialOdds(0.15, 0.9, 0.7, 0.5), []
     for timer, control, checks, gear in itertools.product(range(3, 7), range(7), range(4), (1, 3)):
         reserve, damaged, rows = control % 2 == 0, checks % 2 == 1, float(3 * checks + control)
         points = dial_points(timer, control, checks, odds) + 0.5 * reserve
         left = 0.25 + rows / 1.6 + (3 - gear) * 0.5 + damaged * 0.75
         end = RoundEnd(timer, control, checks, 0, reserve, gear, damaged, rows, left, points)
         ends.append(end)
-    assert fit(ends) == Leaf(odds, 0.5, 1.6, 0.5, 0.75, 0.25)
+    near = [odds._replace(mishap=0.1), odds, odds._replace(top_gear_control=0.25)]
+    near += [odds._replace(top_gear_check=0.75), odds._replace(clean_finish=0.85)]
+    assert fit(ends, near) == Leaf(odds, 0.5, 1.6, 0.5, 0.75, 0.25)
+    assert odds in ODDS_GRID
+
+
+def test_the_par_ledger_puts_each_spent_control_point_down_to_its_cause() -> None:
+    """bench.par_ledger: a shift of two gears costs a control point (RR-5), and a control
+    point spent on a placed die is spent fitting dice (RR-15)."""
+    state = GAME.new_game("quality-0")
+    shifted = GAME.apply(state, {"type": "gear", "gear": 3})
+    assert causes(state, {"type": "gear", "gear": 3}, shifted) == Counter(two_step_shifts=1)
+    rolled = GAME.apply(shifted, {"type": "roll"})
+    place = next(a for a in GAME.legal_actions(rolled) if a["type"] == "place")
+    placed = GAME.apply(rolled, place)
+    control = next(a for a in GAME.legal_actions(placed) if a["type"] == "control")
+    assert causes(placed, control, GAME.apply(placed, control)) == Counter(fit_dice=1)

@@ -61,6 +61,9 @@ class DialOdds(NamedTuple):
     mishap: float  # a control point lost on the way to a gear check (RR-8, RR-17)
     clean_finish: float  # a finish is perfect (RR-24)
     top_gear_check: float  # a check meant for gear 3 runs in it (RR-9, RR-21)
+    # a check in gear 3 costs a control point more, for the dice of its full route made
+    # to fit (RR-15, RR-16): the price of the timer point it brings
+    top_gear_control: float
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,10 @@ def _next_stop(
     """The points after the next gear check, in the gear that serves best, or after the
     finish (clean with probability odds.clean_finish). A check in gear 3 needs a full
     route of three dice that fit (RR-9, RR-16) and comes off with probability
-    odds.top_gear_check; else the route falls short and the check runs in gear 1 (RR-19)."""
+    odds.top_gear_check; else the route falls short and the check runs in gear 1 (RR-19).
+    With probability odds.top_gear_control it costs a control point beforehand, spent to
+    make that route's dice fit (RR-15): without it a control point seems nearly free
+    while the timer is full, and the search spends control it later lacks."""
     if timer <= 0:
         return 0.0
     if checks <= 0:
@@ -121,10 +127,18 @@ def _next_stop(
     if top_cost is None or top_cost > control:
         return low
     paid = control - top_cost
-    top = odds.top_gear_check * _after_check(timer, paid, checks, odds, 3) + (
+    dear = max(_top_gear_check(timer, paid - 1, checks, odds), low) if paid else low
+    cheap = _top_gear_check(timer, paid, checks, odds)
+    return max((1 - odds.top_gear_control) * cheap + odds.top_gear_control * dear, low)
+
+
+def _top_gear_check(timer: int, control: int, checks: int, odds: DialOdds) -> float:
+    """The points after trying the next check in gear 3 with control left: it runs in
+    gear 3 with probability odds.top_gear_check, else the route falls short and it runs
+    in gear 1 (RR-19)."""
+    return odds.top_gear_check * _after_check(timer, control, checks, odds, 3) + (
         1 - odds.top_gear_check
-    ) * _after_check(timer, paid, checks, odds, 1)
-    return max(top, low)
+    ) * _after_check(timer, control, checks, odds, 1)
 
 
 def _after_check(timer: int, control: int, checks: int, odds: DialOdds, gear: int) -> float:
