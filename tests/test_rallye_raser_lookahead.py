@@ -20,6 +20,7 @@ from solver.rallye_raser.lookahead import (
     DialOdds,
     Leaf,
     LookaheadPlayer,
+    Outlook,
     dial_points,
     roll_outcomes,
 )
@@ -61,6 +62,26 @@ def test_rr15_rr21_a_check_in_gear_3_can_cost_a_control_point_for_its_route() ->
         assert dial_points(timer, control, checks, dear) <= dial_points(
             timer, control, checks, free
         )
+
+
+def test_rr5_after_a_gear_1_check_onto_a_card_of_one_row_gear_3_costs_a_control_point() -> None:
+    """A car that crosses in gear 1 onto a card of one row stands on its last row in gear
+    1: the next check in gear 3 needs a shift of two steps (RR-5). The leaf counts it
+    only for a card in view at the round's start (RR-3: cards A and B)."""
+    starts = [0, 4, 8, 10, 14, 16, 17, 18, 20, 24]
+    outlook = Outlook(9, 18, 0.0, 20)
+    assert outlook.then_gear_cost((16, "L"), starts) == 1  # next card: row 17 alone
+    assert outlook.then_gear_cost((10, "M"), starts) == 0  # next card: rows 14 and 15
+    assert Outlook(9, 17, 2.5, 20).then_gear_cost((16, "L"), starts) == 0  # not in view
+    # Waiting on a card's last row with the timer full, then checking in gear 1, is no
+    # better than checking in gear 1 now when the card after has one row: the car that
+    # sat 16 rounds on such a row (quality-4) valued waiting 0.8 points above crossing.
+    waiting = dial_points(6, 4, 3, LEAF.odds, 1, 1)
+    crossed = dial_points(5, 6, 2, LEAF.odds, 1)
+    assert waiting <= crossed < dial_points(6, 4, 3, LEAF.odds, 1, 0)
+    for timer, control, checks in itertools.product(range(1, 7), range(7), range(4)):
+        dear = dial_points(timer, control, checks, LEAF.odds, 0, 1)
+        assert dear <= dial_points(timer, control, checks, LEAF.odds, 0, 0)
 
 
 def test_rr15_the_first_control_point_is_worth_more_than_a_round_to_the_shipped_leaf() -> None:

@@ -75,6 +75,7 @@ class RoundEnd(NamedTuple):
     rows_left: float  # as the round's start saw it: rows in view, the rest expected
     rounds_left: float  # rounds the race drove after this one (MAX_ROUNDS if unfinished)
     points: float  # the race's final points (0 if unfinished, RR-22, RR-26)
+    then_cost: int = 0  # control gear 3 costs after a check in gear 1 (Outlook.then_gear_cost)
 
 
 def round_end(outlook: Outlook, after: State, points: int, rounds: int) -> RoundEnd:
@@ -91,6 +92,7 @@ def round_end(outlook: Outlook, after: State, points: int, rounds: int) -> Round
         outlook.rows_left(car[0]),
         rounds - outlook.round_number,
         points,
+        outlook.then_gear_cost(car, starts),
     )
 
 
@@ -122,7 +124,8 @@ def fit_points(ends: list[RoundEnd], candidates: list[DialOdds]) -> tuple[DialOd
     best: tuple[float, DialOdds, float] | None = None
     for odds in candidates:
         residuals = [
-            e.points - dial_points(e.timer, e.control, e.checks, odds, e.top_cost) for e in ends
+            e.points - dial_points(e.timer, e.control, e.checks, odds, e.top_cost, e.then_cost)
+            for e in ends
         ]
         reserve = reserve_worth(residuals, [e.reserve for e in ends])
         error = sum((r - reserve * e.reserve) ** 2 for r, e in zip(residuals, ends, strict=True))
@@ -176,7 +179,7 @@ def fit(ends: list[RoundEnd], candidates: list[DialOdds] = ODDS_GRID) -> Leaf:
 def calibration(leaf: Leaf, ends: list[RoundEnd]) -> dict[str, float]:
     """Mean predicted and final points and rounds left over the round ends."""
     points = [
-        dial_points(e.timer, e.control, e.checks, leaf.odds, e.top_cost)
+        dial_points(e.timer, e.control, e.checks, leaf.odds, e.top_cost, e.then_cost)
         + leaf.reserve_points * e.reserve
         for e in ends
     ]

@@ -92,23 +92,29 @@ LEAF = Leaf.load()
 
 @cache
 def dial_points(
-    timer: int, control: int, checks: int, odds: DialOdds, top_cost: int | None = 0
+    timer: int,
+    control: int,
+    checks: int,
+    odds: DialOdds,
+    top_cost: int | None = 0,
+    then_cost: int = 0,
 ) -> float:
     """The points dials can be expected to end with through `checks` gear checks, each in
     the gear that serves best (RR-21), and the finish (RR-24, RR-25), when on the way to
     each a control point is lost with probability odds.mishap (to a misfit the rules
     force, RR-8; with no control left, a timer point, RR-17). top_cost: the control a
-    shift to gear 3 costs before the next check (RR-5), None when out of reach."""
+    shift to gear 3 costs before the next check (RR-5), None when out of reach;
+    then_cost: what it costs before the check after, when the next runs in gear 1."""
     if timer <= 0:
         return 0.0
     hurt = (timer, control - 1) if control else (timer - 1, 0)
     return (1 - odds.mishap) * _next_stop(
-        timer, control, checks, odds, top_cost
-    ) + odds.mishap * _next_stop(*hurt, checks, odds, top_cost)
+        timer, control, checks, odds, top_cost, then_cost
+    ) + odds.mishap * _next_stop(*hurt, checks, odds, top_cost, then_cost)
 
 
 def _next_stop(
-    timer: int, control: int, checks: int, odds: DialOdds, top_cost: int | None
+    timer: int, control: int, checks: int, odds: DialOdds, top_cost: int | None, then_cost: int
 ) -> float:
     """The points after the next gear check, in the gear that serves best, or after the
     finish (clean with probability odds.clean_finish). A check in gear 3 needs a full
@@ -123,32 +129,39 @@ def _next_stop(
         clean = 2 * min(TRACK_MAX, timer + 1) + control
         unclean = 2 * (timer - 1) + control if timer > 1 else 0
         return odds.clean_finish * clean + (1 - odds.clean_finish) * unclean
-    low = max(_after_check(timer, control, checks, odds, gear) for gear in (1, 2))
+    low = max(
+        _after_check(timer, control, checks, odds, 1, then_cost),
+        _after_check(timer, control, checks, odds, 2),
+    )
     if top_cost is None or top_cost > control:
         return low
     paid = control - top_cost
-    dear = max(_top_gear_check(timer, paid - 1, checks, odds), low) if paid else low
-    cheap = _top_gear_check(timer, paid, checks, odds)
+    dear = max(_top_gear_check(timer, paid - 1, checks, odds, then_cost), low) if paid else low
+    cheap = _top_gear_check(timer, paid, checks, odds, then_cost)
     return max((1 - odds.top_gear_control) * cheap + odds.top_gear_control * dear, low)
 
 
-def _top_gear_check(timer: int, control: int, checks: int, odds: DialOdds) -> float:
+def _top_gear_check(timer: int, control: int, checks: int, odds: DialOdds, then_cost: int) -> float:
     """The points after trying the next check in gear 3 with control left: it runs in
     gear 3 with probability odds.top_gear_check, else the route falls short and it runs
     in gear 1 (RR-19)."""
     return odds.top_gear_check * _after_check(timer, control, checks, odds, 3) + (
         1 - odds.top_gear_check
-    ) * _after_check(timer, control, checks, odds, 1)
+    ) * _after_check(timer, control, checks, odds, 1, then_cost)
 
 
-def _after_check(timer: int, control: int, checks: int, odds: DialOdds, gear: int) -> float:
-    """The points after a gear check in gear (RR-21), dials kept within 0..6 (RR-1)."""
+def _after_check(
+    timer: int, control: int, checks: int, odds: DialOdds, gear: int, then_cost: int = 0
+) -> float:
+    """The points after a gear check in gear (RR-21), dials kept within 0..6 (RR-1); a
+    check in gear 1 leaves the car in gear 1, from which the next gear 3 costs then_cost."""
     timer_change, control_change = GEAR_CHECK[gear]
     return dial_points(
         min(TRACK_MAX, max(0, timer + timer_change)),
         min(TRACK_MAX, max(0, control + control_change)),
         checks - 1,
         odds,
+        then_cost if gear == 1 else 0,
     )
 
 
@@ -205,8 +218,20 @@ class Outlook:
         )
         late = max(0.0, rounds - SAFE_ROUNDS)  # the risk of RR-26's bound, in points
         top_cost = self.top_gear_cost(drive.car, drive.gear, drive.damaged, starts)
-        points = dial_points(timer, control, checks, leaf.odds, top_cost) - late * late
+        then_cost = self.then_gear_cost(drive.car, starts)
+        points = dial_points(timer, control, checks, leaf.odds, top_cost, then_cost) - late * late
         return points + (leaf.reserve_points if reserve is not None else 0.0), rounds
+
+    def then_gear_cost(self, car: Spot, starts: list[int]) -> int:
+        """The control gear 3 costs at the check after the next, when the next runs in
+        gear 1: a car that crosses in gear 1 onto a card of one row is on that card's
+        last row in gear 1, and two steps in one round cost a control point (RR-5). Known
+        only while that card was in view at the round's start; else counted free, as
+        every check beyond."""
+        following = card_index(starts, car[0]) + 1
+        if following + 1 >= len(starts) or starts[following + 1] > self.visible_end:
+            return 0
+        return int(starts[following + 1] - starts[following] == 1)
 
     def top_gear_cost(self, car: Spot, gear: int, damaged: bool, starts: list[int]) -> int | None:
         """The control a shift to gear 3 for the next gear check costs, None when out of
