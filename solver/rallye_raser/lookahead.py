@@ -61,8 +61,8 @@ class DialOdds(NamedTuple):
     mishap: float  # a control point lost on the way to a gear check (RR-8, RR-17)
     clean_finish: float  # a finish is perfect (RR-24)
     top_gear_check: float  # a check meant for gear 3 runs in it (RR-9, RR-21)
-    # a check in gear 3 costs a control point more, for the dice of its full route made
-    # to fit (RR-15, RR-16): the price of the timer point it brings
+    # the chance that a check in gear 3 costs a control point beforehand, for the dice
+    # of its full route made to fit (RR-15, RR-16)
     top_gear_control: float
 
 
