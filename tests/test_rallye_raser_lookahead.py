@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from bench.agreement import deeper_look
 from bench.par_ledger import causes
 from puzzles.rallye_raser.engine import RallyeRaser
 from solver.expert import PlayerView, analyse, player_views
+from solver.rallye_raser import expert as rallye_raser_expert
+from solver.rallye_raser import grade_fit
 from solver.rallye_raser.leaf_fit import ODDS_GRID, RoundEnd, fit
 from solver.rallye_raser.lookahead import (
     LEAF,
     LEAF_FILE,
     ROUND_PRICE,
+    Ahead,
     DialOdds,
     Leaf,
     LookaheadPlayer,
@@ -144,11 +150,14 @@ def test_a_run_played_as_the_expert_loses_nothing_by_its_decisions() -> None:
     assert all(d["action"] == d["expert"] for d in graded["decisions"])
 
 
-def test_no_choice_is_worth_more_than_the_experts() -> None:
-    """Every decision of another player's run costs the points and rounds the search
-    weighs (a round at ROUND_PRICE points) at least nothing: a loss is never a gain.
-    The run includes drives with dice that miss their lanes (RR-17) and control spent
-    die by die (RR-15), each valued as played."""
+def test_no_choice_is_worth_more_than_the_experts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Graded by the odds the search plays by, every decision of another player's run
+    costs the points and rounds the search weighs (a round at ROUND_PRICE points) at
+    least nothing: the search's choice is the best it sees. The run includes drives with
+    dice that miss their lanes (RR-17) and control spent die by die (RR-15), each
+    valued as played."""
+    play_odds_only = LookaheadPlayer(dataclasses.replace(LEAF, graded_odds=None))
+    monkeypatch.setattr(rallye_raser_expert, "LOOKAHEAD", play_odds_only)
     actions = heuristic_actions("graded-exact")[:60]
     graded = analyse(GAME.name, "graded-exact", actions, optimum=(18, -13))
     kinds = {d["action"]["type"] for d in graded["decisions"]}
@@ -157,6 +166,63 @@ def test_no_choice_is_worth_more_than_the_experts() -> None:
         loss = decision["loss"]
         assert loss["points_error"] == 0.0 and loss["tiebreak_error"] == 0.0
         assert loss["points"] + ROUND_PRICE * loss["tiebreak"] >= -1e-3  # rounded to 0.001
+
+
+def test_a_rounds_ends_average_to_what_a_grade_reports_of_its_start() -> None:
+    """RR-7: the ends of a round played as the search chooses, each with its chance, add
+    up to one and average to the (points, rounds) the grade reports of the round's
+    start, in every gear (RR-5) and with a reserve die held (RR-12): what grade_fit
+    reads under other odds is the grade's own sum."""
+    state, player, held = GAME.new_game("graded-exact"), LookaheadPlayer(), 0
+    for action in _expert_run("graded-exact", 160):
+        if state["phase"] == "shift" and not state["shifted"]:
+            held += state["reserve"] is not None
+            for search in player.gear_searches(state, every=True).values():
+                ends = search.start_ends(state["reserve"])
+                points, rounds = search.start_parts(state["reserve"])
+                assert math.isclose(sum(ends.values()), 1.0)
+                read = sum(p * end.points(LEAF, LEAF.grade_odds) for end, p in ends.items())
+                assert math.isclose(read, points, abs_tol=1e-9)
+                assert math.isclose(sum(p * end.rounds for end, p in ends.items()), rounds)
+        state = GAME.apply(state, action)
+    assert held
+
+
+def test_the_search_weighs_a_rounds_end_by_its_odds_and_a_grade_by_the_graded_odds() -> None:
+    """A round's end with no control left (RR-15, RR-17): the search weighs it by the
+    odds it plays by, less the price of its rounds; a grade reports its points by the
+    graded odds, and by the play's own when a leaf has none."""
+    play, graded = DialOdds(0.2, 1.0, 1.0, 1.0), DialOdds(0.1, 1.0, 0.8, 0.5)
+    ahead = Ahead(4, 0, 3, 0, 0, 20.0, False)
+    leaf = Leaf(play, 0.0, 1.2, 0.0, 0.5, 0.0, graded)
+    worth, parts = Outlook(9, 18, 0.0, 10, leaf).value(ahead)
+    assert worth == dial_points(4, 0, 3, play, 0, 0) - ROUND_PRICE * 20.0
+    assert parts == (dial_points(4, 0, 3, graded, 0, 0), 20.0)
+    assert parts[0] > dial_points(4, 0, 3, play, 0, 0)  # a free gear 3 is within reach
+    worth, parts = Outlook(9, 18, 0.0, 10, dataclasses.replace(leaf, graded_odds=None)).value(ahead)
+    assert worth == parts[0] - ROUND_PRICE * parts[1]
+
+
+def test_the_graded_odds_make_a_rounds_end_worth_what_the_next_round_expects() -> None:
+    """grade_fit, in small: round ends one round from the finish (RR-24), whose next
+    round loses a control point on the way and finishes cleanly as chosen odds say,
+    give back those odds among their neighbours, for each player and control left."""
+    true = DialOdds(0.1, 0.9, 1.0, 1.0)
+    steps = []
+    for timer, control in itertools.product(range(2, 7), range(1, 7)):
+        ends: dict[Ahead, float] = {}
+        for hurt, chance in ((0, 1 - true.mishap), (1, true.mishap)):
+            left = control - hurt
+            clean, unclean = 2 * min(6, timer + 1) + left, 2 * (timer - 1) + left
+            for points, likely in ((clean, true.clean_finish), (unclean, 1 - true.clean_finish)):
+                finish = Ahead(timer, left, 0, None, 0, 21.0, False, float(points))
+                ends[finish] = ends.get(finish, 0.0) + chance * likely
+        ended = Ahead(timer, control, 0, 0, 0, 20.0, False)
+        steps.append(grade_fit.RoundStep("heuristic", control, ended, ends))
+    near = [true._replace(mishap=0.2), true, true._replace(clean_finish=0.8)]
+    assert grade_fit.fit(steps, LEAF, near) == true
+    assert grade_fit.per_run(steps, LEAF, true, 1)["heuristic"] == 0.0
+    assert grade_fit.per_run(steps, LEAF, near[0], 1)["heuristic"] > 0.0
 
 
 def test_the_deeper_look_plays_both_choices_in_the_same_futures() -> None:
@@ -185,6 +251,13 @@ def test_the_shipped_leaf_is_its_generators_output() -> None:
     leaf = Leaf.load()
     assert leaf.as_json() == document["leaf"]
     assert 0 <= leaf.odds.mishap <= 1 and leaf.rows_per_round > 0
+    graded = document["graded"]
+    assert graded["generator"].startswith("python -m solver.rallye_raser.grade_fit ")
+    assert graded["training_seeds"].startswith("fit-")
+    assert leaf.graded_odds is not None and leaf.graded_odds != leaf.odds
+    before, after = graded["per_run_with_play_odds"], graded["per_run_with_graded_odds"]
+    for player in ("greedy", "heuristic"):
+        assert abs(after[player]) < abs(before[player])
 
 
 def test_the_fit_recovers_the_figures_that_made_the_races() -> None:

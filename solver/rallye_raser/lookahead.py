@@ -11,9 +11,12 @@ Where the round ends, the rest of the race is valued without foresight by `Outlo
 the points the dials can still reach through the gear checks left (RR-21) and the
 finish (RR-24), less a small price per round still to drive (RR-25's tie-break, and
 the safety bound of RR-26). Its figures (`Leaf`, in leaf.json) are fitted to the
-search's own races on training seeds by leaf_fit.py. Nothing here reads a die not
-rolled or a card not drawn: the search takes a state that agrees with the player's
-view, and reads only the cards in view and the pool.
+search's own races on training seeds by leaf_fit.py. The search weighs a round's end
+by odds chosen for play; the points it reports for a grade read that end by odds
+fitted so that each round's end is worth what the next round's search expects of it
+(grade_fit.py): a grade is then the points the par's play can be expected to end with.
+Nothing here reads a die not rolled or a card not drawn: the search takes a state that
+agrees with the player's view, and reads only the cards in view and the pool.
 """
 
 from __future__ import annotations
@@ -77,14 +80,26 @@ class Leaf:
     slow_gear_rounds: float  # rounds lost per gear below 3 at a round's end (RR-5)
     damage_rounds: float  # rounds lost to a round in which the gear may not rise (RR-6)
     base_rounds: float  # rounds, the finishing one included, beyond the rows' share
+    # The odds a grade reads a round's end by (grade_fit.py); None: the play's own.
+    graded_odds: DialOdds | None = None
 
     @classmethod
     def load(cls, path: pathlib.Path = LEAF_FILE) -> Leaf:
         figures = json.loads(path.read_text())["leaf"]
-        return cls(DialOdds(**figures.pop("odds")), **figures)
+        graded = figures.pop("graded_odds", None)
+        odds = DialOdds(**figures.pop("odds"))
+        return cls(odds, **figures, graded_odds=None if graded is None else DialOdds(**graded))
 
     def as_json(self) -> dict[str, object]:
-        return {"odds": self.odds._asdict(), **{k: v for k, v in vars(self).items() if k != "odds"}}
+        odds = {"odds": self.odds._asdict()}
+        if self.graded_odds is not None:
+            odds["graded_odds"] = self.graded_odds._asdict()
+        rest = {k: v for k, v in vars(self).items() if k not in ("odds", "graded_odds")}
+        return {**odds, **rest}
+
+    @property
+    def grade_odds(self) -> DialOdds:
+        return self.odds if self.graded_odds is None else self.graded_odds
 
 
 LEAF = Leaf.load()
@@ -179,6 +194,29 @@ def unseen_sections(cards_seen: list[str]) -> float:
     return sum(len(card_sections({"id": card, "rotated": False})) for card in unseen) / len(unseen)
 
 
+class Ahead(NamedTuple):
+    """A round's end as the value of the race beyond it reads it (Outlook.ahead)."""
+
+    timer: int
+    control: int
+    checks: int  # gear checks left (RR-21)
+    top_cost: int | None  # see Outlook.top_gear_cost
+    then_cost: int  # see Outlook.then_gear_cost
+    rounds: float  # the rounds the race can be expected to take in all
+    held: bool  # a die held in reserve (RR-12)
+    over: float | None = None  # the points of a race this round ended (RR-22, RR-24)
+
+    def points(self, leaf: Leaf, odds: DialOdds) -> float:
+        """The points the race can be expected to end with, the dials read by odds."""
+        if self.over is not None:
+            return self.over
+        late = max(0.0, self.rounds - SAFE_ROUNDS)  # the risk of RR-26's bound, in points
+        dials = dial_points(
+            self.timer, self.control, self.checks, odds, self.top_cost, self.then_cost
+        )
+        return dials - late * late + (leaf.reserve_points if self.held else 0.0)
+
+
 @dataclass(frozen=True)
 class Outlook:
     """What a round's end is worth: the race as the player sees it at the round's start."""
@@ -193,22 +231,22 @@ class Outlook:
     def rows_left(self, row: int) -> float:
         return self.visible_end - row + self.rows_unseen
 
-    def parts(
+    def ahead(
         self,
         drive: Drive,
         settled: tuple[str, int, int] | None,
         reserve: int | None,
         starts: list[int],
-    ) -> tuple[float, float]:
-        """(the points the race can be expected to end with, the rounds it will have
-        taken in all) after a round that ended so."""
-        if settled is None:
-            return 0.0, float(MAX_ROUNDS)  # unfinished: no score (RR-22, RR-26)
+    ) -> Ahead:
+        """What the rest of the race holds after a round that ended so."""
+        if settled is None:  # unfinished: no score (RR-22, RR-26)
+            return Ahead(0, 0, 0, None, 0, float(MAX_ROUNDS), False, 0.0)
         kind, timer, control = settled
         if kind == "finish":
-            return float(2 * timer + control), float(self.round_number)
+            return Ahead(
+                timer, control, 0, None, 0, float(self.round_number), False, 2.0 * timer + control
+            )
         leaf = self.leaf
-        checks = self.card_count - 1 - card_index(starts, drive.car[0])
         rounds = (
             self.round_number
             + leaf.base_rounds
@@ -216,11 +254,22 @@ class Outlook:
             + (3 - drive.gear) * leaf.slow_gear_rounds
             + drive.damaged * leaf.damage_rounds
         )
-        late = max(0.0, rounds - SAFE_ROUNDS)  # the risk of RR-26's bound, in points
-        top_cost = self.top_gear_cost(drive.car, drive.gear, drive.damaged, starts)
-        then_cost = self.then_gear_cost(drive.car, starts)
-        points = dial_points(timer, control, checks, leaf.odds, top_cost, then_cost) - late * late
-        return points + (leaf.reserve_points if reserve is not None else 0.0), rounds
+        return Ahead(
+            timer,
+            control,
+            self.card_count - 1 - card_index(starts, drive.car[0]),
+            self.top_gear_cost(drive.car, drive.gear, drive.damaged, starts),
+            self.then_gear_cost(drive.car, starts),
+            rounds,
+            reserve is not None,
+        )
+
+    def value(self, ahead: Ahead) -> tuple[float, Parts]:
+        """What the search weighs a round's end at (the points by the play's odds, less
+        the price of the rounds), and the (points, rounds) a grade reports of it (the
+        points by the grade's odds)."""
+        play = ahead.points(self.leaf, self.leaf.odds) - ROUND_PRICE * ahead.rounds
+        return play, (ahead.points(self.leaf, self.leaf.grade_odds), ahead.rounds)
 
     def then_gear_cost(self, car: Spot, starts: list[int]) -> int:
         """The control gear 3 costs at the check after the next, when the next runs in
@@ -252,17 +301,16 @@ Node = tuple[int, tuple[int, ...], Path, tuple[int, ...], int | None, bool, bool
 Parts = tuple[float, float]
 
 
-def worth_of(parts: Parts) -> float:
-    """What the search maximises: the points less the price of the rounds."""
-    return parts[0] - ROUND_PRICE * parts[1]
+UNFINISHED = Ahead(0, 0, 0, None, 0, float(MAX_ROUNDS), False, 0.0)  # RR-22, RR-26
 
 
 class DriveEnd(NamedTuple):
     """The best way to drive a route: its value, the die that should miss its lane (None
-    when all fit), and its parts."""
+    when all fit), what the race holds after it and the parts a grade reports."""
 
     worth: float
     first_miss: int | None
+    ahead: Ahead
     parts: Parts
 
 
@@ -291,6 +339,7 @@ class RoundSearch:
     control: int
     memo: dict[Node, float] = field(default_factory=dict)
     parts_memo: dict[Node, Parts] = field(default_factory=dict)
+    ends_memo: dict[Node, dict[Ahead, float]] = field(default_factory=dict)
     ends: dict[tuple[Path, tuple[int, ...], int | None], DriveEnd] = field(default_factory=dict)
     _children: dict[Path, list[Spot]] = field(default_factory=dict)
 
@@ -384,29 +433,60 @@ class RoundSearch:
         known = self.ends.get(key)
         if known is None:
             lanes = tuple(lane for _, lane in path)
-            known = DriveEnd(-math.inf, None, (0.0, float(MAX_ROUNDS)))
+            known = DriveEnd(-math.inf, None, UNFINISHED, (0.0, float(MAX_ROUNDS)))
             for first_miss, cost in plan_costs(values, lanes):
                 if cost <= self.control:
-                    parts = self.ending(path, first_miss, cost, reserve)
-                    worth = worth_of(parts)
+                    ahead = self.ending(path, first_miss, cost, reserve)
+                    worth, parts = self.outlook.value(ahead)
                     if worth > known.worth:
-                        known = DriveEnd(worth, first_miss, parts)
+                        known = DriveEnd(worth, first_miss, ahead, parts)
             self.ends[key] = known
         return known
 
-    def ending(self, path: Path, first_miss: int | None, cost: int, reserve: int | None) -> Parts:
-        """The parts of driving path with first_miss after spending cost control."""
+    def ending(self, path: Path, first_miss: int | None, cost: int, reserve: int | None) -> Ahead:
+        """What the race holds after driving path with first_miss, cost control spent."""
         drive = self.track.drive(self.car, path, first_miss, self.gear)
         last_round = self.outlook.round_number >= MAX_ROUNDS
         settled = settle(drive, self.timer, self.control - cost, last_round)
-        return self.outlook.parts(drive, settled, reserve, self.track.state["card_starts"])
+        return self.outlook.ahead(drive, settled, reserve, self.track.state["card_starts"])
 
-    def drive_as_is_parts(self, path: Path, values: tuple[int, ...], reserve: int | None) -> Parts:
-        """The parts of driving the route with no more control spent: its first die that
-        misses its lane, if any, is where the car loses control (RR-17)."""
+    def drive_as_is(self, path: Path, values: tuple[int, ...], reserve: int | None) -> Ahead:
+        """What the race holds after driving the route with no more control spent: its
+        first die that misses its lane, if any, is where the car loses control (RR-17)."""
         lanes = tuple(lane for _, lane in path)
         first_miss = next(miss for miss, cost in plan_costs(values, lanes) if cost == 0)
         return self.ending(path, first_miss, 0, reserve)
+
+    def start_ends(self, reserve: int | None) -> dict[Ahead, float]:
+        """How likely each end of the round is, played as the search chooses, before the
+        roll: what start_parts averages, whatever odds the ends are read by."""
+        count = DICE_COUNT - (reserve is not None)
+        return self._chance_ends(_rolled(1, (), (), reserve, False), count)
+
+    def _chance_ends(
+        self, rolled: Callable[[tuple[int, ...]], Node], count: int
+    ) -> dict[Ahead, float]:
+        ends: dict[Ahead, float] = {}
+        for faces, chance in roll_outcomes(count):
+            for ahead, likely in self.ends_from(rolled(faces)).items():
+                ends[ahead] = ends.get(ahead, 0.0) + chance * likely
+        return ends
+
+    def ends_from(self, node: Node) -> dict[Ahead, float]:
+        """How likely each end of the round is from node, the search choosing."""
+        known = self.ends_memo.get(node)
+        if known is None:
+            choice = self.best_choice(node)
+            rolls, pool, path, values, reserve, _, reserved = node
+            if choice.kind == "move":
+                known = {self.drive_end(path, values, reserve).ahead: 1.0}
+            elif choice.kind == "reroll":
+                rolled = _rolled(rolls + 1, path, values, reserve, reserved)
+                known = self._chance_ends(rolled, len(pool))
+            else:
+                known = self.ends_from(_after(node, choice))
+            self.ends_memo[node] = known
+        return known
 
 
 def _rolled(
@@ -540,7 +620,7 @@ class LookaheadPlayer:
             spent = self.search(state, state["gear"], state["control"] - 1)
             return spent.parts((*node[:3], tuple(values), *node[4:]))
         if kind == "move":
-            return search.drive_as_is_parts(*node[2:5])
+            return search.outlook.value(search.drive_as_is(*node[2:5]))[1]
         return search.choice_parts(node, choice_of(state, action))
 
 

@@ -22,7 +22,7 @@ const POLL_TIMES = 90;
 // What "expected loss" means, in one sentence: measured by sampled futures, or computed
 // exactly over the dice of the round (an analysis of 0 samples).
 const EXPECTED_LOSS = "Expected loss: how much less the expert expects to score from a choice than from its own, on average over the dice and cards the player could not yet see.";
-const EXACT_LOSS = "Expected loss: how much less the expert expects to score after a choice than after its own, summed over every way the dice of the round could still fall, with the rest of the race valued by the expert's own estimate.";
+const EXACT_LOSS = "Expected loss: how much less the expert expects to score after a choice than after its own, summed over every way the dice of the round could still fall, with the rest of the race valued by what the expert's own play goes on to score from such a position, on average.";
 const lossMeaning = (analysis) => (analysis.samples ? EXPECTED_LOSS : EXACT_LOSS);
 
 const wait = (ms) => new Promise((done) => { setTimeout(done, ms); });
