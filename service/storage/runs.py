@@ -20,12 +20,15 @@ from sqlalchemy import (
     Boolean,
     Connection,
     DateTime,
+    Integer,
+    String,
     and_,
     bindparam,
     exists,
     func,
     insert,
     literal_column,
+    not_,
     select,
 )
 from sqlalchemy.exc import IntegrityError
@@ -38,7 +41,7 @@ from service.storage.models import OFFICIAL_RUNS_ONLY, Player, PlayerCount, Run,
 from service.storage.players import PlayerRepository
 from service.storage.puzzles import PuzzleRecord
 from service.storage.store_statements import DriverStatement
-from service.storage.streaks import record_day_statement
+from service.storage.streaks import record_day, record_day_statement
 
 LEADERBOARD_SIZE = 100
 # How long a store keeps a puzzle's standings: a popular daily's leaderboard is read on
@@ -116,6 +119,10 @@ class RunStatements:
     count_player: DriverStatement  # puzzle_id: one more player
     count_score: DriverStatement  # puzzle_id, score: one more official run of that score
     count_streak_day: DriverStatement  # puzzle_id, player_id (service.storage.streaks)
+    # PostgreSQL only: the look for earlier runs, the insert and every count in one
+    # statement (the run's columns but official and display_name, and official_if_first;
+    # returns display_name and official), one round trip instead of three to five
+    insert_counted: DriverStatement | None
     # puzzle_id: its count of players and its count of official runs (every run stored
     # changes one or both, or nothing the standings show)
     counted: DriverStatement
@@ -169,6 +176,9 @@ def _run_statements(database: Database) -> RunStatements:
             dialect,
         ),
         count_streak_day=record_day_statement(database.insert, dialect),
+        insert_counted=DriverStatement(_insert_counted(database), dialect)
+        if database.locks_rows
+        else None,
         counted=DriverStatement(
             select(
                 select(PlayerCount.players)
@@ -182,6 +192,72 @@ def _run_statements(database: Database) -> RunStatements:
             ),
             dialect,
         ),
+    )
+
+
+def _insert_counted(database: Database) -> Any:
+    """RunStatements.insert_counted: WITH parts that each see the tables as the statement
+    found them, so the earlier runs are looked for once, before the run is inserted, and
+    the counts follow from that look and the run's RETURNING."""
+    players_runs = and_(
+        Run.puzzle_id == bindparam("puzzle_id"), Run.player_id == bindparam("player_id")
+    )
+    earlier = select(
+        exists().where(players_runs).label("stored"),
+        exists().where(players_runs, OFFICIAL_RUNS_ONLY).label("official"),
+        # The player's name now: a later change of name leaves this run's.
+        select(Player.display_name)
+        .where(Player.id == bindparam("player_id"))
+        .scalar_subquery()
+        .label("display_name"),
+    ).cte("earlier")
+    typed = {
+        "id": String(),
+        "puzzle_id": Integer(),
+        "player_id": String(),
+        "actions": JSON(),
+        "score": Integer(),
+        "tiebreak": Integer(),
+        "finished": Boolean(),
+    }
+    official = and_(bindparam("official_if_first", type_=Boolean), not_(earlier.c.official))
+    run = (
+        insert(Run)
+        .from_select(
+            [*typed, "official", "created_at", "display_name"],
+            select(
+                *(bindparam(name, type_=type_) for name, type_ in typed.items()),
+                official,
+                bindparam("created_at", type_=DateTime(timezone=True)),
+                earlier.c.display_name,
+            ),
+        )
+        .returning(Run.display_name, Run.official)
+        .cte("run")
+    )
+    one: ColumnClause[Any] = literal_column("1")
+    puzzle_id = bindparam("puzzle_id", type_=Integer)
+    first_of_player = (
+        database.insert(PlayerCount)
+        .from_select(["puzzle_id", "players"], select(puzzle_id, one).where(not_(earlier.c.stored)))
+        .on_conflict_do_update(
+            index_elements=["puzzle_id"], set_={"players": PlayerCount.players + one}
+        )
+    )
+    score = bindparam("score", type_=Integer)
+    official_score = (
+        database.insert(ScoreCount)
+        .from_select(
+            ["puzzle_id", "score", "runs"], select(puzzle_id, score, one).where(run.c.official)
+        )
+        .on_conflict_do_update(
+            index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + one}
+        )
+    )
+    return select(run.c.display_name, run.c.official).add_cte(
+        first_of_player.cte("first_of_player"),
+        official_score.cte("official_score"),
+        record_day(database.insert, run.c.official).cte("streak_day"),
     )
 
 
@@ -291,6 +367,10 @@ class RunRepository:
         day in its player's streak if it is official. The player must be recorded and
         locked already (PlayerRepository.record_and_lock, which says whether they are new:
         a new player's runs need not be looked for)."""
+        if self.sql.insert_counted is not None:
+            return self._store_counted(
+                self.sql.insert_counted, connection, fields, official_if_first
+            )
         puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
         earlier = (
             NO_EARLIER_RUNS
@@ -315,6 +395,20 @@ class RunRepository:
             )
             self.sql.count_streak_day.run(connection, puzzle_and_player)
         return RunRecord(**values, display_name=inserted["display_name"])
+
+    @staticmethod
+    def _store_counted(
+        statement: DriverStatement,
+        connection: Connection,
+        fields: dict[str, Any],
+        official_if_first: bool,
+    ) -> RunRecord:
+        """store's work in one statement (PostgreSQL): it runs after the player's row is
+        locked, so the earlier runs it sees are all there are."""
+        values = {"id": secrets.token_urlsafe(12), "created_at": utc_now(), **fields}
+        inserted = statement.first(connection, {**values, "official_if_first": official_if_first})
+        assert inserted is not None, "an insert returns its row"
+        return RunRecord(**values, **inserted)
 
     def standings_changed(self, puzzle_id: int) -> None:
         """Drop the puzzle's kept standings: this store's own runs show at once."""
