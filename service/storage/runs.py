@@ -417,7 +417,7 @@ class RunRepository:
                 fields,
                 {"official_if_first": official_if_first},
             )
-            assert stored is not None, "a select of two EXISTS has one row"
+            assert stored is not None, "the look for earlier runs is one row: the run is stored"
             return stored
         puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
         earlier = (
