@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from pathlib import Path
@@ -12,6 +13,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
+from bench.round_trips import count_round_trips, sent_by
 from service.storage.migrations import alembic_config, upgrade
 from service.storage.models import Base
 from service.storage.puzzles import PuzzleRecord
@@ -138,6 +140,39 @@ def test_concurrent_submissions_make_exactly_one_official_run(store: Store):
     assert sum(run.official for run in runs) == 1
     assert len({run.id for run in runs}) == 16
     assert store.runs.player_count(puzzle.id) == 1  # one new player, whichever run recorded them
+
+
+def test_a_run_of_a_player_recorded_before_is_stored_once_whichever_way_it_comes(store: Store):
+    """A run from a player not known to be recorded is first tried with the player in one
+    statement on PostgreSQL; a player found recorded then stores it in the transaction that
+    locks them: once, under the name they have or are given, counted once."""
+    puzzle = daily_puzzle(store)
+    first = add_finished(store, puzzle, "p1", 5, display_name="Ada")
+    again = add_finished(store, puzzle, "p1", 6)
+    renamed = add_finished(store, puzzle, "p1", 7, display_name="Grace")
+    known = add_finished(store, puzzle, "p1", 8, known_player=True)
+    runs = [first, again, renamed, known]
+    assert [run.official for run in runs] == [True, False, False, False]
+    assert [run.display_name for run in runs] == ["Ada", "Ada", "Grace", "Grace"]
+    assert [run.id for run in store.players.history("p1")] == [run.id for run in runs[::-1]]
+    assert all(store.runs.get(run.id) == run for run in runs)
+    assert store.runs.player_count(puzzle.id) == 1
+    assert store.runs.score_histogram(puzzle.id) == {5: 1}
+    assert store.players.count() == 1
+
+
+def test_on_postgresql_a_new_players_run_is_one_statement_and_a_known_players_four_trips(
+    postgres_url: str,
+):
+    with Store(postgres_url) as store:
+        count_round_trips(store.database.engine)
+        puzzle = daily_puzzle(store, seed="round-trips")
+        player = f"p-{secrets.token_hex(4)}"
+        new = sent_by(lambda: add_finished(store, puzzle, player, 5))
+        known = sent_by(lambda: add_finished(store, puzzle, player, 6, known_player=True))
+        assert store.runs.player_count(puzzle.id) == 1
+    assert (new["statements"], new["BEGIN"], new["COMMIT"]) == (1, 0, 0)
+    assert (known["statements"], known["BEGIN"], known["COMMIT"]) == (2, 1, 1)
 
 
 def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store):

@@ -81,7 +81,10 @@ class PlayerStatements:
 
     add: DriverStatement  # player_id, name, now; an existing player is left as is
     rename: DriverStatement  # player_id, name
-    lock: DriverStatement  # player_id; PostgreSQL only, till the transaction ends
+    # player_id, name, now; PostgreSQL only: records a new player, renames one when a name
+    # is given, and either way locks the row till the transaction ends, in one statement;
+    # returns `inserted` for a row it inserted or renamed, nothing for one it only locked
+    record_locked: DriverStatement | None
     # player_id: their official runs with their dailies, newest day first
     official_runs_of: DriverStatement
 
@@ -109,6 +112,15 @@ def _player_statements(database: Database) -> PlayerStatements:
         .order_by(Puzzle.daily_date.desc(), Puzzle.game)
     )
     one_player = Player.id == bindparam("player_id")
+    # ON CONFLICT DO UPDATE locks the row it finds even where its WHERE leaves it as is.
+    recorded_locked = new_player.on_conflict_do_update(
+        index_elements=["id"],
+        set_={"display_name": new_player.excluded.display_name},
+        where=new_player.excluded.display_name.is_not(None),
+    ).returning(
+        # A rename leaves the row's time of creation: only an insert wrote this one.
+        (Player.created_at == bindparam("now", type_=DateTime(timezone=True))).label("inserted")
+    )
     return PlayerStatements(
         add=DriverStatement(
             new_player.on_conflict_do_nothing(index_elements=["id"]), database.dialect
@@ -117,10 +129,10 @@ def _player_statements(database: Database) -> PlayerStatements:
             update(Player).where(one_player).values(display_name=bindparam("name")),
             database.dialect,
         ),
-        lock=DriverStatement(
-            select(Player.id).where(one_player).with_for_update(), database.dialect
-        ),
         official_runs_of=DriverStatement(official_runs, database.dialect),
+        record_locked=DriverStatement(recorded_locked, database.dialect)
+        if database.locks_rows
+        else None,
     )
 
 
@@ -143,27 +155,21 @@ class PlayerRepository:
         player, with no runs yet, whose row no other transaction can take before this one
         ends.
 
-        known: the player is most likely recorded already (their cookie came with the
-        request, or they started the attempt that ends): their row is renamed or locked
-        first, and recorded only when it is missing, one round trip fewer on PostgreSQL."""
-        values = {"player_id": player_id, "name": display_name}
-        if known and self._locked_as_known(connection, values):
+        On PostgreSQL that is one statement whatever the player. On SQLite, whose write
+        transactions queue whole, known (the player is most likely recorded already: their
+        cookie came with the request, or they started the attempt that ends) renames them
+        first and records them only when they are missing."""
+        values = {"player_id": player_id, "name": display_name, "now": utc_now()}
+        if self.sql.record_locked is not None:
+            recorded = self.sql.record_locked.first(connection, values)
+            return recorded is not None and bool(recorded["inserted"])
+        if known and display_name is not None and self.sql.rename.run(connection, values) == 1:
             return False
-        if self.sql.add.run(connection, {**values, "now": utc_now()}) == 1:
+        if self.sql.add.run(connection, values) == 1:
             return True
         if display_name is not None:
-            self.sql.rename.run(connection, values)  # which locks the row
-        elif self._database.locks_rows:
-            self.sql.lock.run(connection, {"player_id": player_id})
+            self.sql.rename.run(connection, values)
         return False
-
-    def _locked_as_known(self, connection: Connection, values: dict[str, str | None]) -> bool:
-        """Rename or lock a recorded player's row; False when there is none."""
-        if values["name"] is not None:
-            return self.sql.rename.run(connection, values) == 1
-        if not self._database.locks_rows:
-            return False  # SQLite's insert of a known player is no dearer than a lookup
-        return self.sql.lock.first(connection, {"player_id": values["player_id"]}) is not None
 
     def upsert(self, player_id: str, display_name: str | None = None) -> None:
         """Record the player; a given display name replaces the stored one."""

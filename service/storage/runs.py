@@ -20,16 +20,20 @@ from sqlalchemy import (
     Boolean,
     Connection,
     DateTime,
+    Integer,
+    String,
     and_,
     bindparam,
     exists,
     func,
     insert,
     literal_column,
+    not_,
     select,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.sql.expression import ColumnClause
+from sqlalchemy.sql.expression import ColumnClause, ColumnElement
+from sqlalchemy.types import TypeEngine
 
 from service.clock import CLOCK
 from service.storage.cache import BriefCache
@@ -38,7 +42,7 @@ from service.storage.models import OFFICIAL_RUNS_ONLY, Player, PlayerCount, Run,
 from service.storage.players import PlayerRepository
 from service.storage.puzzles import PuzzleRecord
 from service.storage.store_statements import DriverStatement
-from service.storage.streaks import record_day_statement
+from service.storage.streaks import record_day, record_day_statement
 
 LEADERBOARD_SIZE = 100
 # How long a store keeps a puzzle's standings: a popular daily's leaderboard is read on
@@ -116,6 +120,14 @@ class RunStatements:
     count_player: DriverStatement  # puzzle_id: one more player
     count_score: DriverStatement  # puzzle_id, score: one more official run of that score
     count_streak_day: DriverStatement  # puzzle_id, player_id (service.storage.streaks)
+    # PostgreSQL only: the look for earlier runs, the insert and every count in one
+    # statement (the run's columns but official and display_name, and official_if_first;
+    # returns display_name and official), one round trip instead of up to five
+    insert_counted: DriverStatement | None
+    # PostgreSQL only: insert_counted for a player recorded by the same statement (name, as
+    # well), which then needs no transaction; returns no row when the player was recorded
+    # before (and stores nothing)
+    insert_with_player: DriverStatement | None
     # puzzle_id: its count of players and its count of official runs (every run stored
     # changes one or both, or nothing the standings show)
     counted: DriverStatement
@@ -169,6 +181,16 @@ def _run_statements(database: Database) -> RunStatements:
             dialect,
         ),
         count_streak_day=record_day_statement(database.insert, dialect),
+        insert_counted=DriverStatement(
+            _insert_counted(database, _earlier_runs(players_runs)), dialect
+        )
+        if database.locks_rows
+        else None,
+        insert_with_player=DriverStatement(
+            _insert_counted(database, _new_player(database)), dialect
+        )
+        if database.locks_rows
+        else None,
         counted=DriverStatement(
             select(
                 select(PlayerCount.players)
@@ -182,6 +204,97 @@ def _run_statements(database: Database) -> RunStatements:
             ),
             dialect,
         ),
+    )
+
+
+def _earlier_runs(players_runs: ColumnElement[bool]) -> Any:
+    """The player's earlier runs of the puzzle (`stored`, `official`) and their name now (a
+    later change of name leaves the run's), as a part of RunStatements.insert_counted."""
+    return select(
+        exists().where(players_runs).label("stored"),
+        exists().where(players_runs, OFFICIAL_RUNS_ONLY).label("official"),
+        select(Player.display_name)
+        .where(Player.id == bindparam("player_id"))
+        .scalar_subquery()
+        .label("display_name"),
+    ).cte("earlier")
+
+
+def _new_player(database: Database) -> Any:
+    """The player recorded (`name`, at `created_at`), as a part of
+    RunStatements.insert_with_player: a row only when this statement inserted them, so
+    that they have no earlier runs and no other transaction can store one before this
+    statement ends. A player found recorded leaves it empty, and with it every other part."""
+    new = database.insert(Player).values(
+        id=bindparam("player_id"),
+        display_name=bindparam("name"),
+        created_at=bindparam("created_at", type_=DateTime(timezone=True)),
+    )
+    nothing_earlier: ColumnClause[Any] = literal_column("false")
+    return (
+        new.on_conflict_do_nothing(index_elements=["id"])
+        .returning(
+            nothing_earlier.label("stored"),
+            nothing_earlier.label("official"),
+            Player.display_name,
+        )
+        .cte("earlier")
+    )
+
+
+def _insert_counted(database: Database, earlier: Any) -> Any:
+    """RunStatements.insert_counted, its earlier runs looked for by the part earlier (a
+    row of `stored`, `official` and `display_name`, or none to store nothing): WITH parts
+    each see the tables as the statement found them, so the earlier runs are looked for
+    once, before the run is inserted, and the counts follow from that look and the run's
+    RETURNING."""
+    typed: dict[str, TypeEngine[Any]] = {
+        "id": String(),
+        "puzzle_id": Integer(),
+        "player_id": String(),
+        "actions": JSON(),
+        "score": Integer(),
+        "tiebreak": Integer(),
+        "finished": Boolean(),
+    }
+    official = and_(bindparam("official_if_first", type_=Boolean), not_(earlier.c.official))
+    run = (
+        insert(Run)
+        .from_select(
+            [*typed, "official", "created_at", "display_name"],
+            select(
+                *(bindparam(name, type_=type_) for name, type_ in typed.items()),
+                official,
+                bindparam("created_at", type_=DateTime(timezone=True)),
+                earlier.c.display_name,
+            ),
+        )
+        .returning(Run.display_name, Run.official)
+        .cte("run")
+    )
+    one: ColumnClause[Any] = literal_column("1")
+    puzzle_id = bindparam("puzzle_id", type_=Integer)
+    first_of_player = (
+        database.insert(PlayerCount)
+        .from_select(["puzzle_id", "players"], select(puzzle_id, one).where(not_(earlier.c.stored)))
+        .on_conflict_do_update(
+            index_elements=["puzzle_id"], set_={"players": PlayerCount.players + one}
+        )
+    )
+    score = bindparam("score", type_=Integer)
+    official_score = (
+        database.insert(ScoreCount)
+        .from_select(
+            ["puzzle_id", "score", "runs"], select(puzzle_id, score, one).where(run.c.official)
+        )
+        .on_conflict_do_update(
+            index_elements=["puzzle_id", "score"], set_={"runs": ScoreCount.runs + one}
+        )
+    )
+    return select(run.c.display_name, run.c.official).add_cte(
+        first_of_player.cte("first_of_player"),
+        official_score.cte("official_score"),
+        record_day(database.insert, run.c.official).cte("streak_day"),
     )
 
 
@@ -238,7 +351,9 @@ class RunRepository:
         known_player: bool = False,
     ) -> RunRecord:
         """Store a replayed run (and its player), committed before returning. known_player:
-        the player is most likely recorded (PlayerRepository.record_and_lock).
+        the player is most likely recorded (PlayerRepository.record_and_lock); if not, on
+        PostgreSQL the player and the run are first stored in one statement, and in the
+        transaction that locks the player only when the player was recorded after all.
 
         The run is official when it is the player's first finished run of a daily
         submitted on the daily's own day (today, UTC, unless given). Two
@@ -272,6 +387,10 @@ class RunRepository:
         official_if_first: bool,
         known_player: bool,
     ) -> RunRecord:
+        if not known_player and self.sql.insert_with_player is not None:
+            stored = self._insert_with_player(fields, display_name, official_if_first)
+            if stored is not None:
+                return stored
         with self._database.write() as connection:
             new_player = self._players.record_and_lock(
                 connection, fields["player_id"], display_name, known_player
@@ -291,6 +410,15 @@ class RunRepository:
         day in its player's streak if it is official. The player must be recorded and
         locked already (PlayerRepository.record_and_lock, which says whether they are new:
         a new player's runs need not be looked for)."""
+        if self.sql.insert_counted is not None:
+            stored = self._store_counted(
+                self.sql.insert_counted,
+                connection,
+                fields,
+                {"official_if_first": official_if_first},
+            )
+            assert stored is not None, "the look for earlier runs is one row: the run is stored"
+            return stored
         puzzle_and_player = {"puzzle_id": fields["puzzle_id"], "player_id": fields["player_id"]}
         earlier = (
             NO_EARLIER_RUNS
@@ -315,6 +443,37 @@ class RunRepository:
             )
             self.sql.count_streak_day.run(connection, puzzle_and_player)
         return RunRecord(**values, display_name=inserted["display_name"])
+
+    def _insert_with_player(
+        self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
+    ) -> RunRecord | None:
+        """The run and its player stored in one statement, which commits itself (PostgreSQL):
+        None, and nothing stored, when the player was recorded already. A request without a
+        player's cookie comes with a new player's id, so a first visit's run costs one round
+        trip, not four."""
+        assert self.sql.insert_with_player is not None, "PostgreSQL's statement"
+        with self._database.write_alone() as connection:
+            return self._store_counted(
+                self.sql.insert_with_player,
+                connection,
+                fields,
+                {"official_if_first": official_if_first, "name": display_name},
+            )
+
+    @staticmethod
+    def _store_counted(
+        statement: DriverStatement,
+        connection: Connection,
+        fields: dict[str, Any],
+        asked: dict[str, Any],
+    ) -> RunRecord | None:
+        """store's work in one statement (PostgreSQL), with the statement's other parameters
+        asked; None when it stored nothing. Run after the player's row is locked, or with
+        their row inserted by the statement itself, its look for earlier runs sees every run
+        of theirs there is."""
+        values = {"id": secrets.token_urlsafe(12), "created_at": utc_now(), **fields}
+        inserted = statement.first(connection, {**values, **asked})
+        return None if inserted is None else RunRecord(**values, **inserted)
 
     def standings_changed(self, puzzle_id: int) -> None:
         """Drop the puzzle's kept standings: this store's own runs show at once."""

@@ -27,11 +27,18 @@ def record_day_statement(dialect_insert: Callable[[Any], Any], dialect: Dialect)
     """The statement that counts the day of an official run (`puzzle_id`, `player_id`) in
     its player's streak of its game; a puzzle that is not a daily changes nothing.
     dialect_insert is the database's INSERT with ON CONFLICT."""
+    return DriverStatement(record_day(dialect_insert), dialect)
+
+
+def record_day(dialect_insert: Callable[[Any], Any], *only_if: Any) -> Any:
+    """record_day_statement's INSERT, counting the day only where the conditions only_if
+    hold too (a condition on a CTE of the statement it joins)."""
     player: BindParameter[str] = bindparam("player_id", type_=String())
     day_of_the_run = select(player, Puzzle.game, Puzzle.number, Puzzle.number).where(
         Puzzle.id == bindparam("puzzle_id"),
         Puzzle.daily_date.is_not(None),
         Puzzle.number.is_not(None),
+        *only_if,
     )
     insert = dialect_insert(Streak).from_select(
         ["player_id", "game", "first_number", "last_number"], day_of_the_run
@@ -39,15 +46,12 @@ def record_day_statement(dialect_insert: Callable[[Any], Any], dialect: Dialect)
     day = insert.excluded.last_number
     # Both expressions read the row as it was before this update.
     starts_anew = day > Streak.last_number + literal_column("1")
-    return DriverStatement(
-        insert.on_conflict_do_update(
-            index_elements=["player_id", "game"],
-            set_={
-                "first_number": case((starts_anew, day), else_=Streak.first_number),
-                "last_number": case((day > Streak.last_number, day), else_=Streak.last_number),
-            },
-        ),
-        dialect,
+    return insert.on_conflict_do_update(
+        index_elements=["player_id", "game"],
+        set_={
+            "first_number": case((starts_anew, day), else_=Streak.first_number),
+            "last_number": case((day > Streak.last_number, day), else_=Streak.last_number),
+        },
     )
 
 
