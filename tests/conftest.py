@@ -18,11 +18,14 @@ pytest_plugins = [
 
 def _share_of_the_suites_time(item: pytest.Item) -> int:
     """0 for the longest tests (whole systems of processes, minutes each), 1 for those of
-    browsers or processes (tens of seconds), 2 for the rest."""
+    browsers or processes (tens of seconds), 2 for the other slow ones (solver searches
+    and long property runs, up to half a minute each under load), 3 for the rest."""
     marks = {mark.name for mark in item.iter_markers()}
     if {"slow", "processes"} <= marks:
         return 0
-    return 1 if marks & {"browser", "processes"} else 2
+    if marks & {"browser", "processes"}:
+        return 1
+    return 2 if "slow" in marks else 3
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -167,6 +167,13 @@ def solved_daily(site: Site) -> DailyOf:
     return solved
 
 
+@cache
+def expert_par(game: str, seed: str) -> dict[str, Any]:
+    """The expert's run of a seed (solver.expert.par), played once per test process: a
+    Rallye Raser par takes seconds, and the tap-count and field-offer tests share a seed."""
+    return expert.par(game, seed)
+
+
 def practice_run(game: str, seed: str) -> list[Any]:
     """A legal run of a practice seed, played by the engine with seeded random choices."""
     return random_playout(GAMES[game], seed, seeded_chooser(seed, "browser"))[1]
@@ -527,7 +534,7 @@ def coached_run(site: Site, game: str, seed: str) -> tuple[str, list[Any], dict[
     played with seeded random choices: its id, its actions and the seed's par."""
     puzzle = site.store.puzzles.ensure(game, seed, GAMES[game].rules_version)
     store_solution(site.store, puzzle.id, solve(game, seed))
-    found = expert.par(game, seed)
+    found = expert_par(game, seed)
     site.store.puzzles.record_par(
         puzzle.id,
         par=found["par"],
@@ -1007,7 +1014,7 @@ def test_the_expert_s_whole_game_is_played_in_as_few_taps_as_its_choices_allow(
     """The expert's own run of a seed (its par line) tapped through the page, each choice
     made by the player: the taps are counted and printed (docs/frontend.md records them)."""
     seed = "browser-taps"
-    found = expert.par(game, seed)
+    found = expert_par(game, seed)
     line = found["actions"]
     page = open_page(f"/play/{game}/{seed}", width=390, height=844)
     wait_until_idle(page)
@@ -1031,6 +1038,19 @@ def offered_names(state: dict[str, Any], lane: str) -> list[str]:
     return fitting or [name for name, _ in every]
 
 
+# The board's offering fields (each one's lane, label and the die it places on a tap) and
+# what the focused element risks, read in one call: read one attribute at a time, the
+# 70-odd steps of several fields each took well over a thousand round trips to the browser.
+FIELD_OFFERS = """() => ({
+  stakes: document.activeElement.dataset?.stakes ?? "",
+  offers: [...document.querySelectorAll("#board .offer")].map((offer) => ({
+    lane: offer.getAttribute("data-lane"),
+    label: offer.getAttribute("aria-label"),
+    places: offer.getAttribute("data-places"),
+  })),
+})"""
+
+
 def test_a_field_tapped_first_offers_the_dice_that_fit_it_and_no_fewer(open_page: OpenPage):
     """Along the expert's run, with no die chosen, every field a die can reach offers what
     the engine lets fit its lane: the one die placed on a tap, or several to choose from,
@@ -1038,7 +1058,7 @@ def test_a_field_tapped_first_offers_the_dice_that_fit_it_and_no_fewer(open_page
     axe clean."""
     game, seed = "rallye-raser", "browser-taps"
     engine = GAMES[game]
-    line = expert.par(game, seed)["actions"]
+    line = expert_par(game, seed)["actions"]
     page = open_page(f"/play/{game}/{seed}", width=390, height=844)
     wait_until_idle(page)
     asked = False
@@ -1047,21 +1067,20 @@ def test_a_field_tapped_first_offers_the_dice_that_fit_it_and_no_fewer(open_page
             continue
         state = engine.replay(seed, line[:index])
         targets = {(a["row"], a["lane"]) for a in engine.legal_actions(state) if "row" in a}
-        offers = page.locator("#board .offer")
-        assert offers.count() == len(targets), f"move {index + 1}"
+        board = page.evaluate(FIELD_OFFERS)
+        assert len(board["offers"]) == len(targets), f"move {index + 1}"
         # The focus lands by itself on no field that loses control (after a roll, the dice).
-        stakes = page.evaluate("document.activeElement.dataset?.stakes ?? ''")
-        assert "loss_of_control" not in stakes, f"move {index + 1}"
-        for offer in offers.all():
-            names = offered_names(state, offer.get_attribute("data-lane"))
-            label = offer.get_attribute("aria-label")
+        assert "loss_of_control" not in board["stakes"], f"move {index + 1}"
+        for number, offer in enumerate(board["offers"]):
+            names = offered_names(state, offer["lane"])
+            label = offer["label"]
             if len(names) == 1:
                 assert label.startswith(f"Place {names[0]} on "), label
                 continue
-            assert offer.get_attribute("data-places") is None
+            assert offer["places"] is None
             assert label.startswith(f"Choose {' or '.join(names)} for "), label
             if not asked:
-                offer.click()
+                page.locator("#board .offer").nth(number).click()
                 picks = page.locator('#board .chooser [data-focus-key^="pick:"]')
                 expect(picks).to_have_count(len(names))
                 focused = page.evaluate("document.activeElement.dataset.focusKey")
@@ -1073,6 +1092,9 @@ def test_a_field_tapped_first_offers_the_dice_that_fit_it_and_no_fewer(open_page
                 expect_accessible(page, "a field's dice offered")
                 page.locator(key("pick-cancel")).click()
                 expect(page.locator("#board .chooser")).to_have_count(0)
+                # Cancelled, the board offers what it did before: the offers still to check
+                # are read from the board as it is.
+                assert page.evaluate(FIELD_OFFERS)["offers"] == board["offers"]
                 asked = True
         play_through_ui(
             page, game, line[index : index + 1 + held_back(game, action)], already=index
@@ -1619,7 +1641,7 @@ def test_the_api_documentation_is_linked_from_every_footer(open_page: OpenPage):
 def with_par(site: Site, puzzle: PuzzleRecord) -> PuzzleRecord:
     """The solved puzzle with its par stored, as the worker's par job stores it."""
     if not puzzle.has_par:
-        found = expert.par(puzzle.game, puzzle.seed)
+        found = expert_par(puzzle.game, puzzle.seed)
         site.store.puzzles.record_par(
             puzzle.id,
             par=found["par"],

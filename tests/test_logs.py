@@ -23,9 +23,15 @@ STARTUP_SECONDS = 90
 
 
 def worker_output(
-    tmp_path: Path, redis_url: str, process_env: dict[str, str], level: str | None
+    tmp_path: Path,
+    redis_url: str,
+    process_env: dict[str, str],
+    level: str | None,
+    awaited: str | None = None,
 ) -> str:
-    """What `rally worker` prints in its first ROUNDS heartbeats of 1 s, at level."""
+    """What `rally worker` prints in its first ROUNDS heartbeats of 1 s, at level; or
+    sooner, once it has printed awaited (a line's absence needs the whole wait, its
+    presence only until it shows)."""
     database_url = f"sqlite:///{tmp_path / 'rally.sqlite3'}"
     upgrade(database_url)
     env = {
@@ -51,7 +57,9 @@ def worker_output(
         while not Worker.all(connection=connection):
             assert worker.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)
-        time.sleep(ROUNDS)
+        heard = time.monotonic() + ROUNDS
+        while time.monotonic() < heard and not (awaited and awaited in log.read_text()):
+            time.sleep(0.1)
     finally:
         worker.send_signal(signal.SIGTERM)
         try:
@@ -72,7 +80,8 @@ def test_a_worker_at_the_default_level_leaves_out_rqs_routine_lines(
 
 @pytest.mark.processes
 def test_a_worker_at_debug_shows_them(tmp_path: Path, redis_url: str, process_env: dict[str, str]):
-    assert CHATTY_LINE in worker_output(tmp_path, redis_url, process_env, "debug")
+    output = worker_output(tmp_path, redis_url, process_env, "debug", awaited=CHATTY_LINE)
+    assert CHATTY_LINE in output
 
 
 @pytest.mark.parametrize(
