@@ -8,6 +8,10 @@ what the player scored below par: the dice and the draw even out. Per player:
 - calibration: the mean of "lost by decisions" beside the mean of (par - result),
   and the mean of their difference with its 95% interval over the seeds (it
   agrees when the interval holds 0);
+- the luck after the run's rerolls: what the grade expected of each reroll, against
+  what it expected of the decision the dice then set. For a player who rerolls
+  without seeing the dice to come it is nothing on average; Rallye Raser's greedy
+  player plans a round seeing its rerolls, and it shows there;
 - precision: the stated 95% errors of each decision's loss and of each run's
   total, median and max, and how many are within the issue's bounds;
 - cost: CPU seconds to grade a run, median and max, and the peak memory of a
@@ -22,6 +26,7 @@ Usage: python -m bench.calibration [--game NAME] [--seeds N] [--start K] [--work
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import multiprocessing
@@ -53,11 +58,24 @@ def measure_seed(job: tuple[str, str]) -> dict[str, Any]:
             "result": result(game_name, seed, actions)[0],
             "lost": graded["decision_loss"]["points"],
             "lost_error": graded["decision_loss"]["points_error"],
+            "reroll_luck": luck_after_rerolls(graded),
             "decision_errors": [d["loss"]["points_error"] for d in graded["decisions"]],
             "cpu": time.process_time() - started,
         }
     row["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return row
+
+
+def luck_after_rerolls(graded: dict[str, Any]) -> float:
+    """The points the dice of the run's rerolls brought beyond what the grade expected:
+    at each reroll directly followed by a decision, that decision's value (the
+    expert's) less the reroll's."""
+    decisions = graded["decisions"]
+    return sum(
+        after["expected"]["expert"]["points"] - before["expected"]["player"]["points"]
+        for before, after in itertools.pairwise(decisions)
+        if before["action"]["type"] == "reroll" and after["index"] == before["index"] + 1
+    )
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -79,6 +97,8 @@ def report(game_name: str, rows: list[dict[str, Any]]) -> None:
             f"par - result {statistics.fmean(below_par):6.2f}  difference {mean:+.2f} ± "
             f"{error:.2f} ({'agrees' if abs(mean) <= error else 'does not agree'})"
         )
+        luck, luck_error = interval([run["reroll_luck"] for run in runs])
+        print(f"{'':9s}  luck after rerolls, a run: {luck:+.2f} ± {luck_error:.2f}")
         each = [e for run in runs for e in run["decision_errors"]]
         totals = [run["lost_error"] for run in runs]
         print(
