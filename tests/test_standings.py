@@ -102,7 +102,9 @@ def test_counts_stay_exact_under_concurrent_runs(
     # and unfinished runs (which no unique index holds apart) of one player race each other.
     threads = 16
     work = [(f"p{number // 4 % 40}", number % 11, number % 3 > 0) for number in range(160)]
-    start = threading.Barrier(threads)
+    # A run that fails leaves a round one sender short: the wait then breaks and the test
+    # fails, where without a timeout it would wait for ever.
+    start = threading.Barrier(threads, timeout=60)
     if recorded_first:  # known players: their rows no longer queue new inserts
         for player in {player for player, _, _ in work}:
             store.players.upsert(player)
