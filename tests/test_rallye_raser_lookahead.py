@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import itertools
 import json
@@ -17,7 +18,7 @@ from puzzles.rallye_raser.engine import RallyeRaser
 from solver.expert import PlayerView, analyse, player_views
 from solver.rallye_raser import expert as rallye_raser_expert
 from solver.rallye_raser import grade_fit
-from solver.rallye_raser.leaf_fit import ODDS_GRID, RoundEnd, fit
+from solver.rallye_raser.leaf_fit import ODDS_GRID, RoundEnd, fit, odds_given
 from solver.rallye_raser.lookahead import (
     LEAF,
     LEAF_FILE,
@@ -274,6 +275,14 @@ def test_the_fit_recovers_the_figures_that_made_the_races() -> None:
     near += [odds._replace(top_gear_check=0.75), odds._replace(clean_finish=0.85)]
     assert fit(ends, near) == Leaf(odds, 0.5, 1.6, 0.5, 0.75, 0.25)
     assert odds in ODDS_GRID
+
+
+def test_leaf_fit_holds_the_odds_it_is_given() -> None:
+    """leaf_fit --odds: four chances, in DialOdds' order; anything else is refused."""
+    assert odds_given("0.2,1,1,1") == DialOdds(0.2, 1.0, 1.0, 1.0)
+    for wrong in ("0.2,1,1", "0.2,1,1,1.5", "a,b,c,d"):
+        with pytest.raises((argparse.ArgumentTypeError, ValueError)):
+            odds_given(wrong)
 
 
 def test_the_par_ledger_puts_each_spent_control_point_down_to_its_cause() -> None:

@@ -214,6 +214,14 @@ def iterate(
     return leaf, history
 
 
+def odds_given(text: str) -> DialOdds:
+    """--odds: the dials' chances as mishap,clean_finish,top_gear_check,top_gear_control."""
+    figures = [float(figure) for figure in text.split(",")]
+    if len(figures) != len(DialOdds._fields) or not all(0 <= f <= 1 for f in figures):
+        raise argparse.ArgumentTypeError(f"four chances between 0 and 1, not {text!r}")
+    return DialOdds(*figures)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=60)
@@ -222,7 +230,7 @@ def main() -> None:
     parser.add_argument("--out", type=pathlib.Path, default=LEAF_FILE)
     parser.add_argument(
         "--odds",
-        type=lambda text: DialOdds(*map(float, text.split(","))),
+        type=odds_given,
         help="hold the dials' chances at mishap,clean_finish,top_gear_check,top_gear_control",
     )
     args = parser.parse_args()
