@@ -217,6 +217,9 @@ class Ahead(NamedTuple):
         return dials - late * late + (leaf.reserve_points if self.held else 0.0)
 
 
+UNFINISHED = Ahead(0, 0, 0, None, 0, float(MAX_ROUNDS), False, 0.0)  # no score: RR-22, RR-26
+
+
 @dataclass(frozen=True)
 class Outlook:
     """What a round's end is worth: the race as the player sees it at the round's start."""
@@ -239,8 +242,8 @@ class Outlook:
         starts: list[int],
     ) -> Ahead:
         """What the rest of the race holds after a round that ended so."""
-        if settled is None:  # unfinished: no score (RR-22, RR-26)
-            return Ahead(0, 0, 0, None, 0, float(MAX_ROUNDS), False, 0.0)
+        if settled is None:
+            return UNFINISHED
         kind, timer, control = settled
         if kind == "finish":
             return Ahead(
@@ -299,9 +302,6 @@ class Outlook:
 Node = tuple[int, tuple[int, ...], Path, tuple[int, ...], int | None, bool, bool]
 # (expected points, expected rounds in all) of the race: see Outlook.parts.
 Parts = tuple[float, float]
-
-
-UNFINISHED = Ahead(0, 0, 0, None, 0, float(MAX_ROUNDS), False, 0.0)  # RR-22, RR-26
 
 
 class DriveEnd(NamedTuple):
