@@ -18,7 +18,7 @@ load does not move them, which makes them comparable between two versions of the
 
 from __future__ import annotations
 
-from gevent import monkey  # type: ignore[import-untyped]  # gevent ships no stubs
+from gevent import monkey
 
 monkey.patch_all()
 
