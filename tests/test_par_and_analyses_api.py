@@ -8,6 +8,7 @@ from datetime import timedelta
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from rq.job import Job
 
 from puzzles import GAMES, get_game
 from service.clock import Clock
@@ -20,6 +21,7 @@ from service.jobs.queue import (
 )
 from service.storage.puzzles import PuzzleRecord
 from service.storage.store import Store
+from service.web.api.common import PAR_ASKED_SECONDS
 from tests.api_support import FINISHING_GAME, client_of, finished_run, play_attempt, todays_daily
 
 RULES = GAMES[FINISHING_GAME].rules_version
@@ -104,6 +106,26 @@ def test_a_known_practice_seed_without_a_par_queues_it_behind_the_solves(
             == 200
         )
     assert queued(app, Urgency.PAR) == [par_job_id(FINISHING_GAME, "old-seed", RULES)]
+
+
+def test_a_par_asked_for_is_asked_again_only_after_a_minute(
+    app: Flask, api_store: Store, clock: Clock
+):
+    """Runs of a puzzle without a par do not each ask the queue for it: a process remembers
+    asking for a minute, after which a par job that ended without a par is queued again."""
+    api_store.puzzles.ensure(FINISHING_GAME, "waiting-par", RULES)
+    client = client_of(app)
+    practice_run(client, "waiting-par")
+    job_id = par_job_id(FINISHING_GAME, "waiting-par", RULES)
+    assert queued(app, Urgency.PAR) == [job_id]
+    connection = redis.Redis.from_url(app.extensions["rally"].config.redis_url)
+    solve_queue(connection, Urgency.PAR).remove(job_id)  # a worker took it,
+    Job.fetch(job_id, connection=connection).delete()  # and it ended without a par
+    practice_run(client, "waiting-par")
+    assert queued(app, Urgency.PAR) == []
+    clock.advance(PAR_ASKED_SECONDS)
+    practice_run(client, "waiting-par")
+    assert queued(app, Urgency.PAR) == [job_id]
 
 
 def test_todays_par_line_is_hidden_from_everyone_until_the_day_is_over(

@@ -469,16 +469,16 @@ def request_solve(
         return False
 
 
-def request_par(game: str, seed: str, config: Config) -> bool:
-    """Queue the par of a recorded puzzle behind the solves; False (never an error) when it
-    already waits or Redis is unreachable (a later request queues it)."""
+def request_par(game: str, seed: str, config: Config) -> bool | None:
+    """Queue the par of a recorded puzzle behind the solves; False when it already waits,
+    None (never an error) when Redis is unreachable (a later request queues it)."""
     rules_version = GAMES[game].rules_version
     try:
         return enqueue_par(web_connection(config.redis_url), config, (game, seed, rules_version))
     except redis.RedisError as error:
         job_id = par_job_id(game, seed, rules_version)
         log.warning("Redis unreachable, %s not queued: %s", job_id, error)
-        return False
+        return None
 
 
 # Analyses of runs

@@ -32,6 +32,10 @@ from solver import registry
 API_VERSION = "1"
 # How long each process keeps the hottest reads (see service.storage.cache).
 CACHE_SECONDS = 1.0
+# How long a process remembers that it asked for a puzzle's par: until the par is stored,
+# every write of that puzzle would otherwise ask the queue again (four Redis round trips
+# while the job waits). A job that ended without a par is asked for again after this.
+PAR_ASKED_SECONDS = 60.0
 API_PREFIX = "/api/v1"
 T = TypeVar("T")
 
@@ -62,6 +66,10 @@ class Services:
     limiter: RateLimiter
     # Today's dailies and puzzle records, which change once (when solved): kept a second.
     cache: BriefCache[Any] = field(default_factory=lambda: BriefCache(CACHE_SECONDS, 4096))
+    # The pars this process has asked the queue for (see PAR_ASKED_SECONDS).
+    pars_asked: BriefCache[bool | None] = field(
+        default_factory=lambda: BriefCache(PAR_ASKED_SECONDS, 4096)
+    )
 
 
 def services() -> Services:

@@ -205,6 +205,16 @@ def refused_solve(refusal: SolveRefusal) -> ApiError:
     return ApiError.retry_later(status, refusal.message, refusal.retry_after)
 
 
+def _ask_par_once(game: str, seed: str) -> None:
+    """Queue the puzzle's par unless this process asked for it a moment ago (kept only
+    when Redis answered: an unreachable Redis is asked again by the next request)."""
+
+    def ask() -> bool | None:  # True once queued or found waiting, None (not kept) if not
+        return None if request_par(game, seed, services().config) is None else True
+
+    services().pars_asked.get((game, seed, GAMES[game].rules_version), ask)
+
+
 def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
     """The stored practice puzzle, else a new one queued for solving (rate limited, and
     refused while the solver's queues are full); True when it is new. Only writes call
@@ -220,7 +230,7 @@ def practice_puzzle_or_new(game: str, seed: str) -> tuple[PuzzleRecord, bool]:
     puzzle = practice_puzzle_allowed(game, seed)
     if puzzle is not None:
         if not puzzle.has_par:  # say one stored before pars were (a new one's comes with its solve)
-            request_par(game, seed, services().config)
+            _ask_par_once(game, seed)
         return puzzle, False
     store, config = services().store, services().config
     day = daily.daily_date_of(config.daily_key, game, seed)
