@@ -298,6 +298,11 @@ def _insert_counted(database: Database, earlier: Any) -> Any:
     )
 
 
+def _new_run(fields: dict[str, Any]) -> dict[str, Any]:
+    """A run's columns: fields, with the new run's id and time of storing."""
+    return {"id": secrets.token_urlsafe(12), "created_at": utc_now(), **fields}
+
+
 def _leaderboard(connection: Connection, puzzle_id: int, limit: int) -> list[RankedRun]:
     # The order of ix_runs_ranking, so the rows are read off the index in order; only the
     # columns shown, as loading each run's actions cost more than the query.
@@ -427,12 +432,7 @@ class RunRepository:
         )
         assert earlier is not None, "a select of two EXISTS has one row"
         official = official_if_first and not earlier["official"]
-        values = {
-            "id": secrets.token_urlsafe(12),
-            "official": official,
-            "created_at": utc_now(),
-            **fields,
-        }
+        values = {**_new_run(fields), "official": official}
         inserted = self.sql.insert.first(connection, values)
         assert inserted is not None, "an insert returns its row"
         if not earlier["stored"]:
@@ -471,7 +471,7 @@ class RunRepository:
         asked; None when it stored nothing. Run after the player's row is locked, or with
         their row inserted by the statement itself, its look for earlier runs sees every run
         of theirs there is."""
-        values = {"id": secrets.token_urlsafe(12), "created_at": utc_now(), **fields}
+        values = _new_run(fields)
         inserted = statement.first(connection, {**values, **asked})
         return None if inserted is None else RunRecord(**values, **inserted)
 

@@ -17,7 +17,7 @@ round's possible ends, whose chances depend on the play alone, not on the odds t
 read them. The odds chosen make those differences add up to nothing in each group of
 round ends (one per player and control left), weighing each group by its size.
 
-Run: python -m solver.rallye_raser.grade_fit --seeds 40 [--prefix fit] [--workers 2]
+Run: python -m solver.rallye_raser.grade_fit [--seeds 21] [--prefix fit] [--workers 2]
 (writes graded_odds into solver/rallye_raser/leaf.json, with the seeds and figures).
 """
 
@@ -129,7 +129,7 @@ def differences(
 
 def fit(steps: list[RoundStep], leaf: Leaf, candidates: list[DialOdds] = ODDS_GRID) -> DialOdds:
     """The candidate odds whose round ends' differences are least, group by group."""
-    weighted = groups(steps)
+    weighted = groups(steps)  # once: every candidate reads the same ends
     sizes: dict[tuple[str, int], int] = defaultdict(int)
     for step in steps:
         sizes[(step.player, step.control)] += 1
@@ -179,7 +179,7 @@ def record(out: pathlib.Path, steps: list[RoundStep], seeds: int, prefix: str) -
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seeds", type=int, default=40)
+    parser.add_argument("--seeds", type=int, default=21)
     parser.add_argument("--prefix", default="fit")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=pathlib.Path, default=LEAF_FILE)
