@@ -1,7 +1,8 @@
 """Whether the graded decisions add up: calibration, precision and cost of grading.
 
-On N seeds (`calibration-K` ...), the expert's par and the greedy and heuristic
-players' runs; each run graded (`analyse`). If the grades are calibrated, what a
+On N seeds (`calibration-K` ...), the expert's par and the reference players' runs
+(greedy, the blind greedy where the game has one, heuristic); each run graded
+(`analyse`). If the grades are calibrated, what a
 player's decisions lost in all ("lost by decisions") is, on average over seeds,
 what the player scored below par: the dice and the draw even out. Per player:
 
@@ -11,7 +12,8 @@ what the player scored below par: the dice and the draw even out. Per player:
 - the luck after the run's rerolls: what the grade expected of each reroll, against
   what it expected of the decision the dice then set. For a player who rerolls
   without seeing the dice to come it is nothing on average; Rallye Raser's greedy
-  player plans a round seeing its rerolls, and it shows there;
+  player plans a round seeing its rerolls, and it shows there (its blind greedy
+  player aims the same way without that sight);
 - precision: the stated 95% errors of each decision's loss and of each run's
   total, median and max, and how many are within the issue's bounds;
 - cost: CPU seconds to grade a run, median and max, and the peak memory of a
@@ -34,24 +36,25 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bench.expert import result
+from puzzles.base import Action
 from solver.expert import analyse, par
+from solver.kit import AnyKit
 from solver.registry import KITS, kit_of
 
-PLAYERS = ("greedy", "heuristic")
 # The precision the grades must reach, in points: (each decision, a run's total).
 BOUNDS = {"rallye-raser": (0.5, 1.5), "crazy-rally": (1.5, 3.0)}
 
 
 def measure_seed(job: tuple[str, str]) -> dict[str, Any]:
     game_name, seed = job
-    players = kit_of(game_name)
     expert = par(game_name, seed)
     row: dict[str, Any] = {"seed": seed, "par": expert["par"] or 0, "players": {}}
-    for name in PLAYERS:
-        actions = getattr(players, f"{name}_actions")(seed)
+    for name, play in reference_players(kit_of(game_name)).items():
+        actions = play(seed)
         started = time.process_time()
         graded = analyse(game_name, seed, actions, optimum=(None, None))
         row["players"][name] = {
@@ -64,6 +67,12 @@ def measure_seed(job: tuple[str, str]) -> dict[str, Any]:
         }
     row["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return row
+
+
+def reference_players(kit: AnyKit) -> dict[str, Callable[[str], list[Action]]]:
+    """The players whose runs are graded: a run's actions from its seed."""
+    blind = {"blind greedy": kit.blind_greedy_actions} if kit.blind_greedy_actions else {}
+    return {"greedy": kit.greedy_actions, **blind, "heuristic": kit.heuristic_actions}
 
 
 def luck_after_rerolls(graded: dict[str, Any]) -> float:
@@ -87,28 +96,29 @@ def interval(values: list[float]) -> tuple[float, float]:
 def report(game_name: str, rows: list[dict[str, Any]]) -> None:
     decision_bound, total_bound = BOUNDS.get(game_name, (math.inf, math.inf))
     print(f"\n== {game_name}: calibration on {len(rows)} seeds, mean par {_par(rows):.2f}")
-    for name in PLAYERS:
+    names = list(rows[0]["players"])
+    for name in names:
         runs = [row["players"][name] for row in rows]
         below_par = [row["par"] - run["result"] for row, run in zip(rows, runs, strict=True)]
         differences = [run["lost"] - gap for run, gap in zip(runs, below_par, strict=True)]
         mean, error = interval(differences)
         print(
-            f"{name:9s}  lost by decisions {statistics.fmean(r['lost'] for r in runs):6.2f}  "
+            f"{name:12s}  lost by decisions {statistics.fmean(r['lost'] for r in runs):6.2f}  "
             f"par - result {statistics.fmean(below_par):6.2f}  difference {mean:+.2f} ± "
             f"{error:.2f} ({'agrees' if abs(mean) <= error else 'does not agree'})"
         )
         luck, luck_error = interval([run["reroll_luck"] for run in runs])
-        print(f"{'':9s}  luck after rerolls, a run: {luck:+.2f} ± {luck_error:.2f}")
+        print(f"{'':12s}  luck after rerolls, a run: {luck:+.2f} ± {luck_error:.2f}")
         each = [e for run in runs for e in run["decision_errors"]]
         totals = [run["lost_error"] for run in runs]
         print(
-            f"{'':9s}  decision errors: median {statistics.median(each):.2f}  max "
+            f"{'':12s}  decision errors: median {statistics.median(each):.2f}  max "
             f"{max(each):.2f}, {sum(e <= decision_bound for e in each)}/{len(each)} within "
             f"{decision_bound}; run totals: median {statistics.median(totals):.2f}  max "
             f"{max(totals):.2f}, {sum(e <= total_bound for e in totals)}/{len(totals)} within "
             f"{total_bound}"
         )
-    cpu = [row["players"][name]["cpu"] for row in rows for name in PLAYERS]
+    cpu = [row["players"][name]["cpu"] for row in rows for name in names]
     print(
         f"grading a run, CPU seconds: median {statistics.median(cpu):.2f}  max {max(cpu):.2f};"
         f" peak memory of a grading process {max(row['peak_mib'] for row in rows):.0f} MiB"

@@ -139,7 +139,9 @@ class GameKit(Generic[S]):
     witness run), its reference players (the yardsticks of a seed's difficulty), the
     expert's parts and what the site shows of it; and, where there is one, a second
     exact solver built another way, whose (optimum, tie-break) checks the first
-    (bench.solver)."""
+    (bench.solver). Where the greedy player plans with a sight of chances to come, the
+    kit names a blind one too, which aims the same way without it: the grades of a
+    player without foresight are measured against that one (bench.calibration)."""
 
     engine: Game[S, Any, Any]
     find_optimum: Callable[[str], Optimum]
@@ -148,6 +150,7 @@ class GameKit(Generic[S]):
     expert: ExpertParts[S]
     presentation: Presentation[S]
     independent_optimum: Callable[[str], tuple[int | None, int | None]] | None = None
+    blind_greedy_actions: Callable[[str], list[Action]] | None = None
 
     @property
     def name(self) -> str:

@@ -23,15 +23,17 @@ from solver.rallye_raser.lookahead import (
     LEAF,
     LEAF_FILE,
     ROUND_PRICE,
+    UNFINISHED,
     Ahead,
     DialOdds,
     Leaf,
     LookaheadPlayer,
     Outlook,
     dial_points,
+    outlook_of,
     roll_outcomes,
 )
-from solver.rallye_raser.players import heuristic_actions
+from solver.rallye_raser.players import distance_outlook, heuristic_actions
 
 GAME = RallyeRaser()
 
@@ -114,16 +116,31 @@ def _views(seed: str, actions: int) -> list[Any]:
     return views
 
 
-def test_the_search_decides_from_the_view_alone() -> None:
+@pytest.mark.parametrize("outlook", [outlook_of, distance_outlook], ids=["expert", "blind-greedy"])
+def test_the_search_decides_from_the_view_alone(outlook: Any) -> None:
     """Two states that agree with one view, their unseen dice and cards drawn from
-    different samples, get the same choice (RR-3, RR-7: nothing unseen is read)."""
+    different samples, get the same choice (RR-3, RR-7: nothing unseen is read), by the
+    expert's aim and by the blind greedy player's."""
     for view in _views("lookahead-hidden", 12)[::3]:
         picks = []
         for sample in ("first", "second"):
             state = GAME.sample_state(view, view["seen"], sample)
-            picks.append(LookaheadPlayer().choose(state, GAME.legal_actions(state)))
+            player = LookaheadPlayer(outlook=outlook)
+            picks.append(player.choose(state, GAME.legal_actions(state)))
         assert picks[0] == picks[1]
         assert picks[0] in GAME.legal_actions(GAME.sample_state(view, view["seen"], "third"))
+
+
+def test_the_blind_greedy_player_values_a_finish_then_distance_then_the_dials() -> None:
+    """A finish above any round's end (the better score first, RR-24), an unfinished
+    race below all (RR-22, RR-26), and between, fewer rounds to go above any dials."""
+    outlook = distance_outlook(GAME.new_game("blind-greedy"), LEAF)
+    further = Ahead(1, 0, 3, 0, 0, 20.0, False)
+    richer = Ahead(6, 6, 3, 0, 0, 20.5, False)
+    finishes = [Ahead(t, 0, 0, None, 0, 30.0, False, 2.0 * t) for t in (1, 2)]
+    worths = [outlook.value(ahead)[0] for ahead in (UNFINISHED, richer, further, *finishes)]
+    assert worths == sorted(worths) and len(set(worths)) == len(worths)
+    assert worths[0] == -math.inf
 
 
 def _expert_run(seed: str, length: int) -> list[Any]:

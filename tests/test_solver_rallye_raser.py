@@ -18,7 +18,7 @@ from puzzles.rng import Stream, dice
 from solver import solve
 from solver.kit import Optimum
 from solver.rallye_raser.bound import UNREACHABLE, rounds_bound
-from solver.rallye_raser.players import greedy_actions, heuristic_actions
+from solver.rallye_raser.players import blind_greedy_actions, greedy_actions, heuristic_actions
 from solver.rallye_raser.round import Track, dice_ends
 from solver.rallye_raser.solver import (
     build_graph,
@@ -263,6 +263,15 @@ def test_no_playout_beats_the_optimum_and_the_witness_replays(seed):
         if GAME.score(final) is not None:
             assert result.optimum is not None
             assert (GAME.score(final), GAME.tiebreak(final)) <= best
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_the_blind_greedy_player_finishes_within_the_optimum(seed):
+    """Its search is the expert's, a round at a time (a few seconds a run): two seeds."""
+    result = solved(seed)
+    final = GAME.replay(seed, blind_greedy_actions(seed))
+    assert GAME.score(final) is not None
+    assert (GAME.score(final), GAME.tiebreak(final)) <= (result.optimum, result.tiebreak)
 
 
 def test_witness_is_the_same_in_another_process():

@@ -64,4 +64,5 @@ KIT = GameKit(
         lesson=lesson.lesson,
     ),
     independent_optimum=solver.independent_optimum,
+    blind_greedy_actions=players.blind_greedy_actions,
 )

@@ -551,8 +551,13 @@ def outlook_of(state: State, leaf: Leaf = LEAF) -> Outlook:
 class LookaheadPlayer:
     """Plays each round by RoundSearch; reads only what the player sees of a state."""
 
-    def __init__(self, leaf: Leaf = LEAF) -> None:
+    def __init__(
+        self, leaf: Leaf = LEAF, outlook: Callable[[State, Leaf], Outlook] | None = None
+    ) -> None:
         self.leaf = leaf
+        # What the search makes of a round's end: the expert's Outlook, or another
+        # player's aim (players.DistanceOutlook).
+        self.outlook = outlook or outlook_of
         # The searches of the round in play, one per gear and control left (RR-5): a
         # round's gear is chosen by searching each, then played in the one chosen.
         self._searches: dict[tuple[object, ...], RoundSearch] = {}
@@ -568,7 +573,7 @@ class LookaheadPlayer:
             car = (state["car"]["row"], state["car"]["lane"])
             self._searches[key] = RoundSearch(
                 track,
-                outlook_of(state, self.leaf),
+                self.outlook(state, self.leaf),
                 car,
                 state["card_a"],
                 gear,

@@ -1,13 +1,19 @@
-"""Two reference players for Rallye Raser, to measure how hard a seed is.
+"""Reference players for Rallye Raser, to measure how hard a seed is.
 
 - the greedy player plays, each round, the plan that gets furthest this round,
   seeing this round's dice (the round model of solver.rallye_raser.round);
+- the blind greedy player aims as the greedy one does, but without its sight of
+  the dice to come: each choice is the one that gets furthest this round on
+  average over the dice still to roll (the expert's round search, its round's end
+  valued by distance instead of points); what the grades of a player without
+  foresight are measured against (bench.calibration);
 - the heuristic player decides action by action like a sensible player without
   foresight (see below).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +23,15 @@ from puzzles.rallye_raser.engine import MAX_GEAR, MAX_ROUNDS, TRACK_MAX, RallyeR
 from puzzles.rallye_raser.states import RouteDie, State
 from puzzles.rallye_raser.track import field as field_kind
 from puzzles.rallye_raser.track import limit_of
+from solver.rallye_raser.lookahead import (
+    UNFINISHED,
+    Ahead,
+    Leaf,
+    LookaheadPlayer,
+    Outlook,
+    Parts,
+    outlook_of,
+)
 from solver.rallye_raser.round import Track, control_cost, nearest_value, probe_die
 from solver.rallye_raser.solver import Arc, RoundPlayer, control_to, node_key, round_arcs
 
@@ -58,6 +73,35 @@ class GreedyPlayer:
 def greedy_actions(seed: str) -> list[Action]:
     """Each round, the plan that gets furthest this round (seeing this round's dice)."""
     return play_out(GAME, GAME.new_game(seed), GreedyPlayer(seed).choose)[1]
+
+
+# ----- blind greedy ---------------------------------------------------------------------------
+# Two rounds of the race are worth more than all the dials' points, which only break ties.
+DIALS_WEIGHT = 0.01
+
+
+class DistanceOutlook(Outlook):
+    """A round's end valued as the greedy player values it: a finish above everything
+    (its score deciding between finishes), then the fewest rounds still to drive
+    (the rows left, the gear and any damage, RR-5, RR-6), then the dials."""
+
+    def value(self, ahead: Ahead) -> tuple[float, Parts]:
+        parts = super().value(ahead)[1]
+        if ahead == UNFINISHED:
+            return -math.inf, parts
+        if ahead.over is not None:
+            return MAX_ROUNDS + ahead.over, parts
+        return -ahead.rounds + DIALS_WEIGHT * (2 * ahead.timer + ahead.control), parts
+
+
+def distance_outlook(state: State, leaf: Leaf) -> Outlook:
+    return DistanceOutlook(**vars(outlook_of(state, leaf)))
+
+
+def blind_greedy_actions(seed: str) -> list[Action]:
+    """Each choice, what gets furthest this round on average over the dice to come."""
+    player = LookaheadPlayer(outlook=distance_outlook)
+    return play_out(GAME, GAME.new_game(seed), player.choose)[1]
 
 
 # ----- heuristic ----------------------------------------------------------------------------
