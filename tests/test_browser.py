@@ -38,7 +38,7 @@ from puzzles import GAMES
 from puzzles.base import IllegalAction
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.rules import speed_after_cards
-from puzzles.playout import random_playout, seeded_chooser
+from puzzles.playout import play_out, random_playout, seeded_chooser
 from puzzles.rallye_raser.track import card_index, lane_fits
 from service.clock import Clock
 from service.config import Config
@@ -1965,18 +1965,55 @@ def test_a_shared_run_previews_with_its_strip_and_its_share_box_fits(
     screenshot(page, f"share-practice-{width}")
 
 
-def play_daily_by_api(page: Page, puzzle: PuzzleRecord) -> str:
-    """Today's daily played along its witness from the page's browser: the run's id."""
+def play_daily_by_api(page: Page, puzzle: PuzzleRecord, line: list[Any] | None = None) -> str:
+    """Today's daily played from the page's browser along line (its witness unless
+    given): the run's id."""
     assert puzzle.daily_date is not None and puzzle.witness is not None
     started = page.request.post(f"/api/v1/daily/{puzzle.daily_date}/{puzzle.game}/attempt", data={})
     attempt, played = started.json()["attempt"], 0
-    for batch in attempt_batches(puzzle, puzzle.witness):
+    for batch in attempt_batches(puzzle, puzzle.witness if line is None else line):
         over = page.request.post(
             f"/api/v1/attempts/{attempt}/actions", data={"played": played, "actions": batch}
         )
         assert over.ok, over.text()
         played += len(batch)
     return over.json()["run"]
+
+
+def eliminated_line(seed: str) -> list[Any]:
+    """A Crazy Rally run that ends eliminated (CR-18): always accelerating, the card
+    picked at random, tried with one chooser after another until one crashes out."""
+    game = GAMES["crazy-rally"]
+    for attempt in range(50):
+        final, line = play_out(game, game.new_game(seed), reckless(f"{seed}-{attempt}"))
+        if game.view(final)["outcome"] == "eliminated":
+            return line
+    raise AssertionError(f"no reckless line of {seed} ends eliminated")
+
+
+def reckless(name: str) -> Callable[[Any, list[Any]], Any]:
+    """Always accelerating when it may, the card at random."""
+    pick = seeded_chooser(name, "reckless")
+
+    def choose(_state: Any, options: list[Any]) -> Any:
+        faster = [option for option in options if option.get("mode") == "accelerate"]
+        return (faster or options)[pick(len(faster or options))]
+
+    return choose
+
+
+def test_a_daily_attempt_that_did_not_finish_is_the_days_attempt_not_practice(
+    open_page: OpenPage, solved_daily: DailyOf
+):
+    """A car eliminated on its daily's day (CR-18) ended its player's one attempt: its
+    result page says so, and does not call it a practice run."""
+    puzzle = solved_daily("crazy-rally", daily.today())
+    page = open_page("/")
+    page.goto(f"/runs/{play_daily_by_api(page, puzzle, eliminated_line(puzzle.seed))}")
+    expect(page.locator("#your-tiebreak")).to_have_text("did not finish")
+    expect(page.locator("#official")).to_have_text(
+        "The day's attempt, unfinished: it has no place on the leaderboard."
+    )
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -166,6 +166,16 @@ function showAsShared(run) {
   play.classList.add("primary");
 }
 
+// Where the run stands on the leaderboard: a daily's attempt that did not finish, on its
+// own day, is the player's attempt all the same, not a practice run.
+function standing(run, puzzle) {
+  if (run.official) return "Official run: it counts on the leaderboard.";
+  if (puzzle.number && !run.finished && run.created_at.slice(0, 10) === puzzle.date) {
+    return "The day's attempt, unfinished: it has no place on the leaderboard.";
+  }
+  return "Practice run: only each player's attempt on the day counts on the leaderboard.";
+}
+
 async function start() {
   try {
     const run = await api.run(page.dataset.run);
@@ -188,7 +198,7 @@ async function start() {
     howTo.href = `/how-to-play/${encodeURIComponent(run.game)}`;
     howTo.hidden = false;
     text("verdict", verdict(run, puzzle, mine));
-    text("official", run.official ? "Official run: it counts on the leaderboard." : "Practice run: only each player's attempt on the day counts on the leaderboard.");
+    text("official", standing(run, puzzle));
     text("place", place(board, run, mine));
     histogram(board, run, puzzle, mine);
     const table = leaderboardTable(board, run.game);
