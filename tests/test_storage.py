@@ -161,18 +161,42 @@ def test_a_run_of_a_player_recorded_before_is_stored_once_whichever_way_it_comes
     assert store.players.count() == 1
 
 
-def test_on_postgresql_a_new_players_run_is_one_statement_and_a_known_players_four_trips(
-    postgres_url: str,
-):
+def test_a_known_players_concurrent_runs_each_wait_for_the_one_before(store: Store):
+    """A known player's run looks for their earlier runs only once their row is locked (and
+    renamed): of concurrent first runs of a daily, one counts the player and one is official,
+    and each run keeps the name it came with."""
+    puzzle = daily_puzzle(store)
+    store.players.upsert("p1", "Ada")
+
+    def named_run(score: int) -> Any:
+        return add_finished(store, puzzle, "p1", score, display_name=f"n{score}", known_player=True)
+
+    with ThreadPoolExecutor(8) as pool:
+        runs = list(pool.map(named_run, range(16)))
+    assert sum(run.official for run in runs) == 1
+    assert [run.display_name for run in runs] == [f"n{run.score}" for run in runs]
+    assert store.runs.player_count(puzzle.id) == 1
+    assert sum(store.runs.score_histogram(puzzle.id).values()) == 1
+    assert store.players.display_name("p1") in {run.display_name for run in runs}
+    assert len(store.players.history("p1") or []) == 16
+
+
+def test_on_postgresql_a_players_run_is_one_statement_new_or_known(postgres_url: str):
+    """A first visit's run and a known player's, renamed or not, are each one round trip:
+    no BEGIN, no COMMIT."""
     with Store(postgres_url) as store:
         count_round_trips(store.database.engine)
         puzzle = daily_puzzle(store, seed="round-trips")
         player = f"p-{secrets.token_hex(4)}"
         new = sent_by(lambda: add_finished(store, puzzle, player, 5))
         known = sent_by(lambda: add_finished(store, puzzle, player, 6, known_player=True))
+        renamed = sent_by(
+            lambda: add_finished(store, puzzle, player, 7, display_name="Ada", known_player=True)
+        )
         assert store.runs.player_count(puzzle.id) == 1
-    assert (new["statements"], new["BEGIN"], new["COMMIT"]) == (1, 0, 0)
-    assert (known["statements"], known["BEGIN"], known["COMMIT"]) == (2, 1, 1)
+        assert store.players.display_name(player) == "Ada"
+    for sent in (new, known, renamed):
+        assert (sent["statements"], sent["BEGIN"], sent["COMMIT"], sent["ROLLBACK"]) == (1, 0, 0, 0)
 
 
 def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store):
