@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import secrets
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -179,6 +181,48 @@ def test_a_known_players_concurrent_runs_each_wait_for_the_one_before(store: Sto
     assert sum(store.runs.score_histogram(puzzle.id).values()) == 1
     assert store.players.display_name("p1") in {run.display_name for run in runs}
     assert len(store.players.history("p1") or []) == 16
+
+
+def test_a_known_players_run_keeps_every_character_and_a_failed_one_renames_nobody(
+    store: Store,
+):
+    """On PostgreSQL a known player's rename and run go to the server as one text, values
+    and all: what was sent reads back as it was, and a run that cannot be stored leaves
+    the player's name as it was."""
+    practice = store.puzzles.ensure("crazy-rally", "practice", "v1")
+    store.players.upsert("p1", "Ada")
+    name = "O'Brien %(name)s \\ ;"
+    actions: list[Any] = ["it's", "50%", "%s", "back\\slash", {"q": '"; DROP TABLE runs; --'}]
+    run = store.runs.add(
+        practice,
+        "p1",
+        actions=actions,
+        score=3,
+        tiebreak=0,
+        finished=True,
+        display_name=name,
+        known_player=True,
+    )
+    assert store.runs.get(run.id) == run
+    assert (run.actions, run.display_name, store.players.display_name("p1")) == (
+        actions,
+        name,
+        name,
+    )
+    missing = replace(practice, id=practice.id + 1000)  # a run's puzzle must be recorded
+    with pytest.raises(sqlalchemy.exc.IntegrityError):
+        store.runs.add(
+            missing,
+            "p1",
+            actions=[],
+            score=1,
+            tiebreak=0,
+            finished=True,
+            display_name="Ben",
+            known_player=True,
+        )
+    assert store.players.display_name("p1") == name
+    assert [each.id for each in store.players.history("p1") or []] == [run.id]
 
 
 def test_on_postgresql_a_players_run_is_one_statement_new_or_known(postgres_url: str):
