@@ -150,8 +150,12 @@ class SentTogether:
         driver_connection = connection.connection.dbapi_connection
         assert isinstance(driver_connection, psycopg.Connection), "PostgreSQL's, by psycopg"
         parameters = _converted(self.converters, values)
-        text = psycopg.ClientCursor(driver_connection).mogrify(self.sql, parameters)
-        with _driver_cursor(connection, self.last.dialect, self.sql, parameters) as cursor:
+        # Inside: a value the driver refuses (a NUL in a text) is SQLAlchemy's error too.
+        with (
+            _driver_cursor(connection, self.last.dialect, self.sql, parameters) as cursor,
+            psycopg.ClientCursor(driver_connection) as writer,
+        ):
+            text = writer.mogrify(self.sql, parameters)
             # Its values make each text new: not one to prepare, nor to count toward that.
             cursor.execute(text, prepare=False)
             for _ in range(self.count - 1):
