@@ -15,6 +15,9 @@ parameter and column value and of the driver's errors. Its execution path
 (events, execution context, result wrapping) cost about 0.15 ms of CPU per
 statement, half of what an append costs besides. What it uses of SQLAlchemy beyond
 its public API is fenced by tests/test_sqlalchemy_contract.py.
+
+On PostgreSQL, where each statement is a round trip, SentTogether sends statements that
+must follow one another in one message: a returning player's lock and their run.
 """
 
 from __future__ import annotations
