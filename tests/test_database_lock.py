@@ -93,13 +93,19 @@ def test_a_held_write_lock_is_a_503_with_retry_after_and_reads_go_on(make_app, d
     with LOCKS[make_url(database_url).get_backend_name()](database_url):
         second = client_of(app)
         refused, waited = timed(lambda: second.post(f"{path}/runs", json={"actions": actions}))
+        # A returning player's run that renames them: the rename is undone with the run.
+        renaming = {"actions": actions, "name": "Grace"}
+        refused_known, waited_known = timed(lambda: client.post(f"{path}/runs", json=renaming))
         for read in (path, f"{path}/leaderboard", f"/api/v1/runs/{first.get_json()['id']}"):
             answer, took = timed(lambda read=read: client.get(read))
             assert answer.status_code == 200, answer.data
             assert took < READ_SECONDS, (read, took)
 
     assert_busy(refused, waited)
+    assert_busy(refused_known, waited_known)
     assert store.runs.player_count(past.id) == 1
+    ada = store.runs.get(first.get_json()["id"])
+    assert ada is not None and store.players.display_name(ada.player_id) == "Ada"
     retried = client_of(app).post(f"{path}/runs", json={"actions": actions})
     assert retried.status_code == 201
     assert store.runs.player_count(past.id) == 2

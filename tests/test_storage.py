@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import secrets
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -161,18 +164,96 @@ def test_a_run_of_a_player_recorded_before_is_stored_once_whichever_way_it_comes
     assert store.players.count() == 1
 
 
-def test_on_postgresql_a_new_players_run_is_one_statement_and_a_known_players_four_trips(
-    postgres_url: str,
+def test_a_known_players_concurrent_runs_each_wait_for_the_one_before(store: Store):
+    """A known player's run looks for their earlier runs only once their row is locked (and
+    renamed): of eight first runs of one practice puzzle sent at the same moment (sixteen
+    puzzles in turn), which no unique index holds apart, only one counts the player, and
+    each run keeps the name it came with."""
+    senders = 8
+    puzzles = [store.puzzles.ensure("crazy-rally", f"race-{number}", "v1") for number in range(16)]
+    store.players.upsert("p1", "Ada")
+    # A run that fails leaves a round one sender short: the wait then breaks.
+    start = threading.Barrier(senders, timeout=60)
+
+    def send(puzzle: PuzzleRecord, score: int) -> Any:
+        start.wait()
+        return store.runs.add(
+            puzzle,
+            "p1",
+            actions=[score],
+            score=score,
+            tiebreak=0,
+            finished=True,
+            display_name=f"n{score}",
+            known_player=True,
+        )
+
+    work = [(puzzle, score) for puzzle in puzzles for score in range(senders)]
+    with ThreadPoolExecutor(senders) as pool:
+        runs = list(pool.map(lambda item: send(*item), work))
+    assert [store.runs.player_count(puzzle.id) for puzzle in puzzles] == [1] * len(puzzles)
+    assert [run.display_name for run in runs] == [f"n{run.score}" for run in runs]
+    assert all(store.runs.get(run.id) == run for run in runs)
+
+
+def test_a_known_players_run_keeps_every_character_and_a_failed_one_renames_nobody(
+    store: Store,
 ):
+    """On PostgreSQL a known player's rename and run go to the server as one text, values
+    and all: what was sent reads back as it was, and a run that cannot be stored leaves
+    the player's name as it was."""
+    practice = store.puzzles.ensure("crazy-rally", "practice", "v1")
+    store.players.upsert("p1", "Ada")
+    name = "O'Brien %(name)s \\ ;"
+    actions: list[Any] = ["it's", "50%", "%s", "back\\slash", {"q": '"; DROP TABLE runs; --'}]
+    run = store.runs.add(
+        practice,
+        "p1",
+        actions=actions,
+        score=3,
+        tiebreak=0,
+        finished=True,
+        display_name=name,
+        known_player=True,
+    )
+    assert store.runs.get(run.id) == run
+    assert (run.actions, run.display_name, store.players.display_name("p1")) == (
+        actions,
+        name,
+        name,
+    )
+    missing = replace(practice, id=practice.id + 1000)  # a run's puzzle must be recorded
+    with pytest.raises(sqlalchemy.exc.IntegrityError):
+        store.runs.add(
+            missing,
+            "p1",
+            actions=[],
+            score=1,
+            tiebreak=0,
+            finished=True,
+            display_name="Ben",
+            known_player=True,
+        )
+    assert store.players.display_name("p1") == name
+    assert [each.id for each in store.players.history("p1") or []] == [run.id]
+
+
+def test_on_postgresql_a_players_run_is_one_statement_new_or_known(postgres_url: str):
+    """A first visit's run and a known player's, renamed or not, are each one round trip:
+    no BEGIN, no COMMIT."""
     with Store(postgres_url) as store:
         count_round_trips(store.database.engine)
         puzzle = daily_puzzle(store, seed="round-trips")
         player = f"p-{secrets.token_hex(4)}"
         new = sent_by(lambda: add_finished(store, puzzle, player, 5))
         known = sent_by(lambda: add_finished(store, puzzle, player, 6, known_player=True))
+        renamed = sent_by(
+            lambda: add_finished(store, puzzle, player, 7, display_name="Ada", known_player=True)
+        )
         assert store.runs.player_count(puzzle.id) == 1
-    assert (new["statements"], new["BEGIN"], new["COMMIT"]) == (1, 0, 0)
-    assert (known["statements"], known["BEGIN"], known["COMMIT"]) == (2, 1, 1)
+        assert store.players.display_name(player) == "Ada"
+    for sent in (new, known, renamed):
+        assert (sent["statements"], sent["BEGIN"], sent["COMMIT"], sent["ROLLBACK"]) == (1, 0, 0, 0)
 
 
 def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store):

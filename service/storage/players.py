@@ -79,9 +79,9 @@ class PlayerStatements:
     """The statements every run and append take, and the read of a player's official runs,
     whose rows are many: run on the driver's cursor (service.storage.store_statements)."""
 
-    add: DriverStatement  # player_id, name, now; an existing player is left as is
+    add: DriverStatement  # player_id, name, created_at; an existing player is left as is
     rename: DriverStatement  # player_id, name
-    # player_id, name, now; PostgreSQL only: records a new player, renames one when a name
+    # player_id, name, created_at; PostgreSQL only: records a new player, renames one when a name
     # is given, and either way locks the row till the transaction ends, in one statement;
     # returns `inserted` for a row it inserted or renamed, nothing for one it only locked
     record_locked: DriverStatement | None
@@ -94,7 +94,7 @@ def _player_statements(database: Database) -> PlayerStatements:
     new_player = database.insert(Player).values(
         id=bindparam("player_id"),
         display_name=bindparam("name"),
-        created_at=bindparam("now", type_=DateTime(timezone=True)),
+        created_at=bindparam("created_at", type_=DateTime(timezone=True)),
     )
     official_runs = (
         select(
@@ -119,7 +119,9 @@ def _player_statements(database: Database) -> PlayerStatements:
         where=new_player.excluded.display_name.is_not(None),
     ).returning(
         # A rename leaves the row's time of creation: only an insert wrote this one.
-        (Player.created_at == bindparam("now", type_=DateTime(timezone=True))).label("inserted")
+        (Player.created_at == bindparam("created_at", type_=DateTime(timezone=True))).label(
+            "inserted"
+        )
     )
     return PlayerStatements(
         add=DriverStatement(
@@ -159,7 +161,7 @@ class PlayerRepository:
         transactions queue whole, known (the player is most likely recorded already: their
         cookie came with the request, or they started the attempt that ends) renames them
         first and records them only when they are missing."""
-        values = {"player_id": player_id, "name": display_name, "now": utc_now()}
+        values = {"player_id": player_id, "name": display_name, "created_at": utc_now()}
         if self.sql.record_locked is not None:
             recorded = self.sql.record_locked.first(connection, values)
             return recorded is not None and bool(recorded["inserted"])

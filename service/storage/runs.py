@@ -39,9 +39,9 @@ from service.clock import CLOCK
 from service.storage.cache import BriefCache
 from service.storage.database import Database, aware
 from service.storage.models import OFFICIAL_RUNS_ONLY, Player, PlayerCount, Run, ScoreCount, utc_now
-from service.storage.players import PlayerRepository
+from service.storage.players import PlayerRepository, PlayerStatements
 from service.storage.puzzles import PuzzleRecord
-from service.storage.store_statements import DriverStatement
+from service.storage.store_statements import DriverStatement, SentTogether
 from service.storage.streaks import record_day, record_day_statement
 
 LEADERBOARD_SIZE = 100
@@ -128,12 +128,16 @@ class RunStatements:
     # well), which then needs no transaction; returns no row when the player was recorded
     # before (and stores nothing)
     insert_with_player: DriverStatement | None
+    # PostgreSQL only: the player recorded, renamed if a name is given, and locked
+    # (PlayerStatements.record_locked), then insert_counted, sent together: one round trip
+    # and a transaction of their own instead of four round trips (BEGIN, the two, COMMIT)
+    insert_locked: SentTogether | None
     # puzzle_id: its count of players and its count of official runs (every run stored
     # changes one or both, or nothing the standings show)
     counted: DriverStatement
 
 
-def _run_statements(database: Database) -> RunStatements:
+def _run_statements(database: Database, players: PlayerStatements) -> RunStatements:
     players_runs = and_(
         Run.puzzle_id == bindparam("puzzle_id"), Run.player_id == bindparam("player_id")
     )
@@ -159,6 +163,11 @@ def _run_statements(database: Database) -> RunStatements:
         .scalar_subquery(),
     )
     dialect = database.dialect
+    insert_counted = (
+        DriverStatement(_insert_counted(database, _earlier_runs(players_runs)), dialect)
+        if database.locks_rows
+        else None
+    )
     return RunStatements(
         insert=DriverStatement(new_run.returning(Run.display_name), dialect),
         earlier_runs_of=DriverStatement(
@@ -181,15 +190,14 @@ def _run_statements(database: Database) -> RunStatements:
             dialect,
         ),
         count_streak_day=record_day_statement(database.insert, dialect),
-        insert_counted=DriverStatement(
-            _insert_counted(database, _earlier_runs(players_runs)), dialect
-        )
-        if database.locks_rows
-        else None,
+        insert_counted=insert_counted,
         insert_with_player=DriverStatement(
             _insert_counted(database, _new_player(database)), dialect
         )
         if database.locks_rows
+        else None,
+        insert_locked=SentTogether(players.record_locked, insert_counted)
+        if players.record_locked is not None and insert_counted is not None
         else None,
         counted=DriverStatement(
             select(
@@ -339,7 +347,7 @@ class RunRepository:
     def __init__(self, database: Database, players: PlayerRepository) -> None:
         self._database = database
         self._players = players
-        self.sql = _run_statements(database)
+        self.sql = _run_statements(database, players.sql)
         self.kept_standings: BriefCache[Standings] = BriefCache(STANDINGS_SECONDS, STANDINGS_KEPT)
 
     def add(
@@ -357,8 +365,9 @@ class RunRepository:
     ) -> RunRecord:
         """Store a replayed run (and its player), committed before returning. known_player:
         the player is most likely recorded (PlayerRepository.record_and_lock); if not, on
-        PostgreSQL the player and the run are first stored in one statement, and in the
-        transaction that locks the player only when the player was recorded after all.
+        PostgreSQL the player and the run are first stored in one statement, and with the
+        player locked first (RunStatements.insert_locked) only when the player was recorded
+        after all. On PostgreSQL either way is one round trip.
 
         The run is official when it is the player's first finished run of a daily
         submitted on the daily's own day (today, UTC, unless given). Two
@@ -392,10 +401,15 @@ class RunRepository:
         official_if_first: bool,
         known_player: bool,
     ) -> RunRecord:
+        asked = {"official_if_first": official_if_first, "name": display_name}
         if not known_player and self.sql.insert_with_player is not None:
-            stored = self._insert_with_player(fields, display_name, official_if_first)
+            stored = self._insert_alone(self.sql.insert_with_player, fields, asked)
             if stored is not None:
                 return stored
+        if self.sql.insert_locked is not None:
+            stored = self._insert_alone(self.sql.insert_locked, fields, asked)
+            assert stored is not None, "the look for earlier runs is one row: the run is stored"
+            return stored
         with self._database.write() as connection:
             new_player = self._players.record_and_lock(
                 connection, fields["player_id"], display_name, known_player
@@ -444,25 +458,23 @@ class RunRepository:
             self.sql.count_streak_day.run(connection, puzzle_and_player)
         return RunRecord(**values, display_name=inserted["display_name"])
 
-    def _insert_with_player(
-        self, fields: dict[str, Any], display_name: str | None, official_if_first: bool
+    def _insert_alone(
+        self,
+        statement: DriverStatement | SentTogether,
+        fields: dict[str, Any],
+        asked: dict[str, Any],
     ) -> RunRecord | None:
-        """The run and its player stored in one statement, which commits itself (PostgreSQL):
-        None, and nothing stored, when the player was recorded already. A request without a
-        player's cookie comes with a new player's id, so a first visit's run costs one round
-        trip, not four."""
-        assert self.sql.insert_with_player is not None, "PostgreSQL's statement"
+        """The run and its player stored in one round trip that commits itself (PostgreSQL),
+        by RunStatements.insert_with_player (None, and nothing stored, when the player was
+        recorded already: a request without a player's cookie comes with a new player's id,
+        so a first visit's run costs one round trip, not four) or insert_locked (a
+        returning player's, one round trip as well)."""
         with self._database.write_alone() as connection:
-            return self._store_counted(
-                self.sql.insert_with_player,
-                connection,
-                fields,
-                {"official_if_first": official_if_first, "name": display_name},
-            )
+            return self._store_counted(statement, connection, fields, asked)
 
     @staticmethod
     def _store_counted(
-        statement: DriverStatement,
+        statement: DriverStatement | SentTogether,
         connection: Connection,
         fields: dict[str, Any],
         asked: dict[str, Any],

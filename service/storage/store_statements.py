@@ -15,16 +15,46 @@ parameter and column value and of the driver's errors. Its execution path
 (events, execution context, result wrapping) cost about 0.15 ms of CPU per
 statement, half of what an append costs besides. What it uses of SQLAlchemy beyond
 its public API is fenced by tests/test_sqlalchemy_contract.py.
+
+On PostgreSQL, where each statement is a round trip, SentTogether sends statements that
+must follow one another in one message: a returning player's lock and their run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+import psycopg
 from sqlalchemy import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
+
+
+def _converted(converters: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """values, each converted by its name's converter if it has one (SQLAlchemy's)."""
+    return {
+        name: converters[name](value) if name in converters else value
+        for name, value in values.items()
+    }
+
+
+@contextmanager
+def _driver_cursor(
+    connection: Connection, dialect: Dialect, sql: str, parameters: Any
+) -> Iterator[Any]:
+    """The driver's cursor on connection's transaction; the driver's errors (sql's, with
+    parameters) become SQLAlchemy's (an IntegrityError is one whatever the database)."""
+    driver_connection = connection.connection.dbapi_connection
+    assert driver_connection is not None, "a connection in use holds its driver's"
+    cursor = driver_connection.cursor()
+    driver_error = dialect.loaded_dbapi.Error
+    try:
+        yield cursor
+    except driver_error as error:
+        raise DBAPIError.instance(sql, parameters, error, driver_error) from error
+    finally:
+        cursor.close()
 
 
 class DriverStatement:
@@ -47,35 +77,23 @@ class DriverStatement:
         ]
 
     def _parameters(self, values: Mapping[str, Any]) -> Any:
-        converted = {
-            name: self.converters[name](value) if name in self.converters else value
-            for name, value in values.items()
-        }
+        converted = _converted(self.converters, values)
         if self.positions is None:
             return converted
         return [converted[name] for name in self.positions]
 
-    @contextmanager
-    def _cursor(self, connection: Connection, parameters: Any) -> Iterator[Any]:
-        """The driver's cursor on connection's transaction; the driver's errors become
-        SQLAlchemy's (an IntegrityError is one whatever the database)."""
-        driver_connection = connection.connection.dbapi_connection
-        assert driver_connection is not None, "a connection in use holds its driver's"
-        cursor = driver_connection.cursor()
-        driver_error = self.dialect.loaded_dbapi.Error
-        try:
-            yield cursor
-        except driver_error as error:
-            raise DBAPIError.instance(self.sql, parameters, error, driver_error) from error
-        finally:
-            cursor.close()
+    def _cursor(self, connection: Connection, parameters: Any) -> AbstractContextManager[Any]:
+        return _driver_cursor(connection, self.dialect, self.sql, parameters)
 
     def first(self, connection: Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """The first row, by column name, or None."""
         parameters = self._parameters(values)
         with self._cursor(connection, parameters) as cursor:
             cursor.execute(self.sql, parameters)
-            row = cursor.fetchone()
+            return self.read(cursor.fetchone())
+
+    def read(self, row: Any) -> dict[str, Any] | None:
+        """A row of the driver's, by column name, or None."""
         if row is None:
             return None
         return {
@@ -107,3 +125,42 @@ class DriverStatement:
             cursor.execute(self.sql, parameters)
             count: int = cursor.rowcount
             return count
+
+
+class SentTogether:
+    """DriverStatements sent to PostgreSQL in one message, the simple query protocol's: one
+    round trip for them all. The server runs them in order, and each sees what was committed
+    when it began (READ COMMITTED), so a row one locks is locked before the next looks. Sent
+    outside a transaction (Database.write_alone) they are one transaction of their own,
+    committed after the last and rolled back whole when one fails. That protocol takes no
+    parameters: psycopg writes the values into the text (ClientCursor.mogrify, quoted for
+    the connection)."""
+
+    def __init__(self, *statements: DriverStatement) -> None:
+        assert all(statement.positions is None for statement in statements), "named values"
+        self.sql = ";\n".join(statement.sql for statement in statements)
+        # A name's value is the same value in every statement that takes it.
+        self.converters = {
+            name: converter
+            for statement in statements
+            for name, converter in statement.converters.items()
+        }
+        self.last = statements[-1]
+        self.count = len(statements)
+
+    def first(self, connection: Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The last statement's first row, by column name, or None."""
+        driver_connection = connection.connection.dbapi_connection
+        assert isinstance(driver_connection, psycopg.Connection), "PostgreSQL's, by psycopg"
+        parameters = _converted(self.converters, values)
+        # Inside: a value the driver refuses (a NUL in a text) is SQLAlchemy's error too.
+        with (
+            _driver_cursor(connection, self.last.dialect, self.sql, parameters) as cursor,
+            psycopg.ClientCursor(driver_connection) as writer,
+        ):
+            text = writer.mogrify(self.sql, parameters)
+            # Its values make each text new: not one to prepare, nor to count toward that.
+            cursor.execute(text, prepare=False)
+            for _ in range(self.count - 1):
+                cursor.nextset()
+            return self.last.read(cursor.fetchone())
