@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bench.agreement import deeper_look
+from bench.calibration import reference_players
 from bench.par_ledger import causes
 from puzzles.rallye_raser.engine import RallyeRaser
 from solver.expert import PlayerView, analyse, player_views
@@ -34,6 +35,7 @@ from solver.rallye_raser.lookahead import (
     roll_outcomes,
 )
 from solver.rallye_raser.players import distance_outlook, heuristic_actions
+from solver.registry import kit_of
 
 GAME = RallyeRaser()
 
@@ -141,6 +143,18 @@ def test_the_blind_greedy_player_values_a_finish_then_distance_then_the_dials() 
     worths = [outlook.value(ahead)[0] for ahead in (UNFINISHED, richer, further, *finishes)]
     assert worths == sorted(worths) and len(set(worths)) == len(worths)
     assert worths[0] == -math.inf
+
+
+def test_calibration_grades_a_blind_greedy_player_where_the_greedy_one_peeks() -> None:
+    """Rallye Raser's greedy player plans a round seeing its rerolls' dice, so the grades
+    of choices made without that sight are checked on its blind twin as well; Crazy
+    Rally's greedy player sees nothing to come and has none."""
+    assert list(reference_players(kit_of("rallye-raser"))) == [
+        "greedy",
+        "blind greedy",
+        "heuristic",
+    ]
+    assert list(reference_players(kit_of("crazy-rally"))) == ["greedy", "heuristic"]
 
 
 def _expert_run(seed: str, length: int) -> list[Any]:
