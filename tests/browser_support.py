@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,6 +122,16 @@ def page_weight(page: Page) -> int:
           return sizes.reduce((sum, size) => sum + size, nav.decodedBodySize);
         }"""
     )
+
+
+def opened_at_once(open_page: OpenPage, paths: Iterable[str], width: int = 1280) -> Iterator[Page]:
+    """Each path opened as open_page opens it, yielded once its network has been idle for
+    half a second. Every page is opened before the first is yielded, so their half seconds
+    of quiet pass together rather than one after another (14 pages: 7 s less a run)."""
+    pages = [open_page(path, width) for path in paths]
+    for page in pages:
+        page.wait_for_load_state("networkidle")
+        yield page
 
 
 def wait_until_idle(page: Page) -> None:

@@ -70,6 +70,7 @@ from tests.browser_support import (
     key,
     live_server,
     one_page_site,
+    opened_at_once,
     page_weight,
     play_through_ui,
     played_with_previous,
@@ -759,9 +760,7 @@ def test_no_page_breaks_the_content_security_policy(open_page: OpenPage, watch: 
         "/runs/no-such-run",
         "/no-such-page",
     ]
-    for path in paths:
-        page = open_page(path)
-        page.wait_for_load_state("networkidle")
+    for path, page in zip(paths, opened_at_once(open_page, paths), strict=True):
         policy = page.request.get(path).headers["content-security-policy"]
         assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy, path
         page.context.close()
@@ -1782,9 +1781,8 @@ def static_pages(seed: str) -> list[str]:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_page_fits_its_budget_and_the_screen(width: int, open_page: OpenPage):
-    for path in static_pages("browser-look"):
-        page = open_page(path, width)
-        page.wait_for_load_state("networkidle")
+    paths = static_pages("browser-look")
+    for path, page in zip(paths, opened_at_once(open_page, paths, width), strict=True):
         budget = API_REFERENCE_BUDGET_BYTES if path == "/docs/api" else PAGE_BUDGET_BYTES
         assert page_weight(page) < budget, path
         assert page.evaluate("document.documentElement.scrollWidth") <= width, path

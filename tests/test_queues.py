@@ -39,6 +39,16 @@ RULES = GAMES[GAME].rules_version
 SLOW_SEEDS = {"crazy-rally": "quality-127", "rallye-raser": "quality-545"}
 
 
+@pytest.fixture
+def pars_bounded_to_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A par given a second, for the tests of the order in which a worker takes its jobs:
+    each solve job of today's dailies and the guided games plays the expert's whole game
+    for its par (2 s of CPU for Crazy Rally, 4-5 s for Rallye Raser), and the solves of
+    practice seeds are followed by par jobs, which those tests do not read. A par not found
+    within its bound is left for a later job, so the order of the jobs is the same."""
+    monkeypatch.setenv("RALLY_PAR_TIMEOUT", "1")
+
+
 def queued(connection: redis.Redis, urgency: Urgency) -> list[str]:
     return solve_queue(connection, urgency).job_ids
 
@@ -112,7 +122,7 @@ def test_workers_take_the_most_urgent_job_first(connection, service_env, job_sto
 
 @pytest.mark.processes
 def test_a_practice_seed_asked_after_the_week_was_planned_is_solved_before_the_coming_days(
-    connection, service_env, job_store, clock
+    connection, service_env, job_store, clock, pars_bounded_to_a_second
 ):
     """Today's dailies and the guided first games first, then the practice seed; the
     coming days' dailies wait."""
@@ -315,7 +325,7 @@ def test_a_solve_over_its_memory_bound_fails_and_is_retried_later_at_low_priorit
 
 @pytest.mark.processes
 def test_a_failed_solve_is_solved_by_its_retry_after_the_more_urgent_work(
-    connection, service_env, job_store, monkeypatch
+    connection, service_env, job_store, monkeypatch, pars_bounded_to_a_second
 ):
     monkeypatch.setenv("RALLY_SOLVE_TIMEOUT", "1")
     puzzle = job_store.puzzles.ensure(GAME, SLOW_SEEDS[GAME], RULES)
