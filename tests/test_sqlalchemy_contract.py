@@ -6,6 +6,9 @@ SQLAlchemy 2.1.9 (`sqlalchemy.__version__` is printed with each failure).
 - `SQLCompiler.positional`, `.positiontup` and `.binds`: whether the compiled statement
   takes its parameters in order, the order of their names, and each name's bind parameter
   (whose type converts the value for the driver).
+- A dialect made anew with `paramstyle="numeric_dollar"` (SentTogether's text to prepare):
+  `$1..$n`, a name taken twice given one number, listed once in `.positiontup`; and its
+  `type_compiler_instance`, which names each parameter's type in the PREPARE.
 - `DBAPIError.instance`: how SQLAlchemy wraps a driver's error into its own class (an
   IntegrityError stays one whatever the database).
 - The type processors (`dialect_impl`, `bind_processor`, `result_processor`), public but
@@ -50,6 +53,16 @@ def test_a_named_compilation_keeps_its_parameters_by_name():
     compiled: Any = A_STATEMENT.compile(dialect=postgresql.psycopg.dialect())
     assert not compiled.positional, VERSIONS
     assert "%(player_id)s" in compiled.string and "%(name)s" in compiled.string, VERSIONS
+
+
+def test_a_numbered_compilation_numbers_each_name_once():
+    statement = A_STATEMENT.where(Player.id != bindparam("player_id"))
+    dialect = postgresql.psycopg.dialect(paramstyle="numeric_dollar")
+    compiled: Any = statement.compile(dialect=dialect)
+    assert list(compiled.positiontup) == ["player_id", "name"], VERSIONS
+    assert compiled.string.count("$1") == 2 and compiled.string.count("$2") == 1, VERSIONS
+    named = dialect.type_compiler_instance.process(DateTime(timezone=True))
+    assert named == "TIMESTAMP WITH TIME ZONE", VERSIONS
 
 
 def test_the_compiled_binds_carry_the_types_that_convert_values():

@@ -17,6 +17,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from bench.round_trips import count_round_trips, sent_by
+from service.storage.database import PoolSettings
 from service.storage.migrations import alembic_config, upgrade
 from service.storage.models import Base
 from service.storage.puzzles import PuzzleRecord
@@ -254,6 +255,59 @@ def test_on_postgresql_a_players_run_is_one_statement_new_or_known(postgres_url:
         assert store.players.display_name(player) == "Ada"
     for sent in (new, known, renamed):
         assert (sent["statements"], sent["BEGIN"], sent["COMMIT"], sent["ROLLBACK"]) == (1, 0, 0, 0)
+
+
+def prepared_runs(store: Store) -> list[int]:
+    """How many times each statement of a known player's run (the lock, then the run) ran
+    prepared on the connection of store's one-connection pool: none when not prepared."""
+    with store.database.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT name, generic_plans + custom_plans FROM pg_prepared_statements"
+        )
+        runs = {name: count for name, count in rows}
+    together = store.runs.sql.insert_locked
+    assert together is not None, "PostgreSQL's"
+    return [runs.get(statement.name, 0) for statement in together.prepared]
+
+
+def test_on_postgresql_a_known_players_run_executes_statements_prepared_once(postgres_url: str):
+    """A known player's lock and run are prepared once on a connection and then only
+    executed: the server does not parse and plan their text on every run."""
+    with Store(postgres_url, PoolSettings(size=1)) as store:
+        puzzle = store.puzzles.ensure("crazy-rally", "prepared", "v1")
+        player = f"p-{secrets.token_hex(4)}"
+        store.players.upsert(player)
+        for score, name in [(1, None), (2, "Ada"), (3, None)]:
+            add_finished(store, puzzle, player, score, display_name=name, known_player=True)
+        assert prepared_runs(store) == [3, 3]
+        assert store.players.display_name(player) == "Ada"
+
+
+def test_on_postgresql_a_connection_that_lost_its_prepared_statements_prepares_them_again(
+    postgres_url: str,
+):
+    """Statements the server's session no longer holds (a DEALLOCATE ALL, a new session
+    behind a new connection) or holds unbeknown to the connection are prepared again, and
+    the run is stored once."""
+    with Store(postgres_url, PoolSettings(size=1)) as store:
+        puzzle = store.puzzles.ensure("crazy-rally", "lost", "v1")
+        player = f"p-{secrets.token_hex(4)}"
+        store.players.upsert(player)
+        add_finished(store, puzzle, player, 1, known_player=True)
+        with store.database.read() as connection:
+            connection.exec_driver_sql("DEALLOCATE ALL")
+        add_finished(store, puzzle, player, 2, known_player=True)
+        assert prepared_runs(store) == [1, 1]
+        with store.database.read() as connection:
+            connection.info.clear()  # the connection's record of them, not the server's
+        add_finished(store, puzzle, player, 3, known_player=True)
+        assert prepared_runs(store) == [2, 2]
+        with store.database.read() as connection:
+            connection.invalidate()  # the next checkout opens a new session
+        add_finished(store, puzzle, player, 4, known_player=True)
+        assert prepared_runs(store) == [1, 1]
+        assert [run.score for run in store.players.history(player) or []] == [4, 3, 2, 1]
+        assert store.runs.player_count(puzzle.id) == 1
 
 
 def test_leaderboard_ranks_official_runs_by_score_tiebreak_and_time(store: Store):

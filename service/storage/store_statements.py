@@ -22,12 +22,16 @@ must follow one another in one message: a returning player's lock and their run.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
+from psycopg import errors
+from psycopg.pq import TransactionStatus
 from sqlalchemy import Connection, Dialect
+from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.exc import DBAPIError
 
 
@@ -61,6 +65,7 @@ class DriverStatement:
     """A statement compiled once for one dialect, executed on the driver's own cursor."""
 
     def __init__(self, statement: Any, dialect: Dialect) -> None:
+        self.statement = statement  # SentTogether compiles it once more, to prepare it
         self.dialect = dialect
         compiled = statement.compile(dialect=dialect)
         self.sql = compiled.string
@@ -127,6 +132,38 @@ class DriverStatement:
             return count
 
 
+class _Prepared:
+    """A DriverStatement as the server prepares it: `PREPARE name (types) AS` its text with
+    $1..$n, and the `EXECUTE` that runs it with the values written into the text."""
+
+    def __init__(self, statement: DriverStatement) -> None:
+        dialect_class = type(statement.dialect)
+        assert issubclass(dialect_class, DefaultDialect), "a dialect SQLAlchemy ships"
+        numbered = dialect_class(paramstyle="numeric_dollar")
+        compiled = statement.statement.compile(dialect=numbered)
+        names = list(compiled.positiontup or [])
+        # Declared, not inferred: a value with no cast in the text (a boolean) would be
+        # taken for text where it is inserted.
+        types = ", ".join(
+            numbered.type_compiler_instance.process(compiled.binds[name].type) for name in names
+        )
+        definition = f"({types}) AS {compiled.string}"
+        # Named by its text: never one of psycopg's own (`_pg3_*`), and the same text is
+        # the same statement whichever store prepared it on the connection.
+        self.name = f"rally_{hashlib.sha256(definition.encode()).hexdigest()[:16]}"
+        self.prepare = f"PREPARE {self.name} {definition}"
+        values = ", ".join(f"%({name})s" for name in names)
+        self.execute = f"EXECUTE {self.name}({values})"
+
+
+# Where a connection keeps the names it has prepared (Connection.info lasts as long as the
+# driver's connection, and a new one starts empty).
+_PREPARED_KEY = "store_statements.prepared"
+# What the server answers a message whose PREPARE or EXECUTE finds other statements than
+# the connection's record says (a DEALLOCATE or DISCARD ALL sent by other code).
+_PREPARED_ELSEWISE = (errors.InvalidSqlStatementName, errors.DuplicatePreparedStatement)
+
+
 class SentTogether:
     """DriverStatements sent to PostgreSQL in one message, the simple query protocol's: one
     round trip for them all. The server runs them in order, and each sees what was committed
@@ -134,11 +171,18 @@ class SentTogether:
     outside a transaction (Database.write_alone) they are one transaction of their own,
     committed after the last and rolled back whole when one fails. That protocol takes no
     parameters: psycopg writes the values into the text (ClientCursor.mogrify, quoted for
-    the connection)."""
+    the connection).
+
+    The message is `EXECUTE name(values)` of each: statements the server prepared once per
+    connection, so that it does not parse and plan their long text on every run. The
+    first message on a connection begins with their `PREPARE`s (still one round trip); a
+    PREPARE holds even when a statement after it in the message fails."""
 
     def __init__(self, *statements: DriverStatement) -> None:
         assert all(statement.positions is None for statement in statements), "named values"
         self.sql = ";\n".join(statement.sql for statement in statements)
+        self.prepared = [_Prepared(statement) for statement in statements]
+        self.execute = ";\n".join(prepared.execute for prepared in self.prepared)
         # A name's value is the same value in every statement that takes it.
         self.converters = {
             name: converter
@@ -146,21 +190,38 @@ class SentTogether:
             for name, converter in statement.converters.items()
         }
         self.last = statements[-1]
-        self.count = len(statements)
 
     def first(self, connection: Connection, values: Mapping[str, Any]) -> dict[str, Any] | None:
         """The last statement's first row, by column name, or None."""
         driver_connection = connection.connection.dbapi_connection
         assert isinstance(driver_connection, psycopg.Connection), "PostgreSQL's, by psycopg"
         parameters = _converted(self.converters, values)
+        prepared: set[str] = connection.info.setdefault(_PREPARED_KEY, set())
         # Inside: a value the driver refuses (a NUL in a text) is SQLAlchemy's error too.
         with (
             _driver_cursor(connection, self.last.dialect, self.sql, parameters) as cursor,
             psycopg.ClientCursor(driver_connection) as writer,
         ):
-            text = writer.mogrify(self.sql, parameters)
-            # Its values make each text new: not one to prepare, nor to count toward that.
-            cursor.execute(text, prepare=False)
-            for _ in range(self.count - 1):
-                cursor.nextset()
-            return self.last.read(cursor.fetchone())
+            executes = writer.mogrify(self.execute, parameters)
+            try:
+                return self._send(cursor, prepared, executes)
+            except _PREPARED_ELSEWISE:
+                # Outside a transaction nothing was done: ask the server what it holds,
+                # and send again. (Inside one, the transaction is lost: the caller's error.)
+                if driver_connection.info.transaction_status != TransactionStatus.IDLE:
+                    raise
+                cursor.execute("SELECT name FROM pg_prepared_statements", prepare=False)
+                prepared.clear()
+                prepared.update(name for (name,) in cursor.fetchall())
+                return self._send(cursor, prepared, executes)
+
+    def _send(self, cursor: Any, prepared: set[str], executes: str) -> dict[str, Any] | None:
+        missing = [each.prepare for each in self.prepared if each.name not in prepared]
+        # Recorded before sending: the PREPAREs come first, so a message that fails later
+        # leaves them prepared; one that fails at a PREPARE is answered above.
+        prepared.update(each.name for each in self.prepared)
+        # Its values make each text new: not one for psycopg to prepare, nor to count.
+        cursor.execute(";\n".join([*missing, executes]), prepare=False)
+        for _ in range(len(missing) + len(self.prepared) - 1):
+            cursor.nextset()
+        return self.last.read(cursor.fetchone())
