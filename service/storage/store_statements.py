@@ -218,7 +218,8 @@ class SentTogether:
     def _send(self, cursor: Any, prepared: set[str], executes: str) -> dict[str, Any] | None:
         missing = [each.prepare for each in self.prepared if each.name not in prepared]
         # Recorded before sending: the PREPAREs come first, so a message that fails later
-        # leaves them prepared; one that fails at a PREPARE is answered above.
+        # leaves them prepared. One that fails at a PREPARE found there is answered in
+        # first; at any other, the next message's EXECUTE finds none and is answered there.
         prepared.update(each.name for each in self.prepared)
         # Its values make each text new: not one for psycopg to prepare, nor to count.
         cursor.execute(";\n".join([*missing, executes]), prepare=False)
