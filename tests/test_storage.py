@@ -241,33 +241,42 @@ def test_a_known_players_run_keeps_every_character_and_a_failed_one_renames_nobo
 
 def test_on_postgresql_a_players_run_is_one_statement_new_or_known(postgres_url: str):
     """A first visit's run and a known player's, renamed or not, are each one round trip:
-    no BEGIN, no COMMIT."""
-    with Store(postgres_url) as store:
+    no BEGIN, no COMMIT. A known player's statements are prepared once on a connection, in
+    a message of their own before its first such run."""
+    with Store(postgres_url, PoolSettings(size=1)) as store:
         count_round_trips(store.database.engine)
         puzzle = daily_puzzle(store, seed="round-trips")
         player = f"p-{secrets.token_hex(4)}"
         new = sent_by(lambda: add_finished(store, puzzle, player, 5))
-        known = sent_by(lambda: add_finished(store, puzzle, player, 6, known_player=True))
+        first = sent_by(lambda: add_finished(store, puzzle, player, 6, known_player=True))
+        known = sent_by(lambda: add_finished(store, puzzle, player, 7, known_player=True))
         renamed = sent_by(
-            lambda: add_finished(store, puzzle, player, 7, display_name="Ada", known_player=True)
+            lambda: add_finished(store, puzzle, player, 8, display_name="Ada", known_player=True)
         )
         assert store.runs.player_count(puzzle.id) == 1
         assert store.players.display_name(player) == "Ada"
     for sent in (new, known, renamed):
         assert (sent["statements"], sent["BEGIN"], sent["COMMIT"], sent["ROLLBACK"]) == (1, 0, 0, 0)
+    assert (first["statements"], first["BEGIN"], first["COMMIT"]) == (2, 0, 0)
+
+
+def prepared_statements(store: Store) -> dict[str, tuple[int, str]]:
+    """The statements prepared on the connection of store's one-connection pool, by name:
+    how many times each ran, and the text the server keeps of it."""
+    with store.database.read() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT name, generic_plans + custom_plans, statement FROM pg_prepared_statements"
+        )
+        return {name: (count, text) for name, count, text in rows}
 
 
 def prepared_runs(store: Store) -> list[int]:
     """How many times each statement of a known player's run (the lock, then the run) ran
     prepared on the connection of store's one-connection pool: none when not prepared."""
-    with store.database.read() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT name, generic_plans + custom_plans FROM pg_prepared_statements"
-        )
-        runs = {name: count for name, count in rows}
+    held = prepared_statements(store)
     together = store.runs.sql.insert_locked
     assert together is not None, "PostgreSQL's"
-    return [runs.get(statement.name, 0) for statement in together.prepared]
+    return [held.get(statement.name, (0, ""))[0] for statement in together.prepared]
 
 
 def test_on_postgresql_a_known_players_run_executes_statements_prepared_once(postgres_url: str):
@@ -281,6 +290,8 @@ def test_on_postgresql_a_known_players_run_executes_statements_prepared_once(pos
             add_finished(store, puzzle, player, score, display_name=name, known_player=True)
         assert prepared_runs(store) == [3, 3]
         assert store.players.display_name(player) == "Ada"
+        # What the server keeps of them for the connection's life holds no run's values.
+        assert not any(player in text for _, text in prepared_statements(store).values())
 
 
 def test_on_postgresql_a_connection_that_lost_its_prepared_statements_prepares_them_again(

@@ -174,9 +174,9 @@ class SentTogether:
     the connection).
 
     The message is `EXECUTE name(values)` of each: statements the server prepared once per
-    connection, so that it does not parse and plan their long text on every run. The
-    first message on a connection begins with their `PREPARE`s (still one round trip); a
-    PREPARE holds even when a statement after it in the message fails."""
+    connection, so that it does not parse and plan their long text on every run. Their
+    `PREPARE`s go first on a connection, in a message of their own (one round trip more in
+    the connection's life)."""
 
     def __init__(self, *statements: DriverStatement) -> None:
         assert all(statement.positions is None for statement in statements), "named values"
@@ -216,13 +216,14 @@ class SentTogether:
                 return self._send(cursor, prepared, executes)
 
     def _send(self, cursor: Any, prepared: set[str], executes: str) -> dict[str, Any] | None:
-        missing = [each.prepare for each in self.prepared if each.name not in prepared]
-        # Recorded before sending: the PREPAREs come first, so a message that fails later
-        # leaves them prepared. One that fails at a PREPARE found there is answered in
-        # first; at any other, the next message's EXECUTE finds none and is answered there.
-        prepared.update(each.name for each in self.prepared)
+        missing = [each for each in self.prepared if each.name not in prepared]
+        if missing:
+            # A message of their own, once per connection: the server keeps a prepared
+            # statement's text with it, and that text carries no player's values.
+            cursor.execute(";\n".join(each.prepare for each in missing), prepare=False)
+            prepared.update(each.name for each in missing)
         # Its values make each text new: not one for psycopg to prepare, nor to count.
-        cursor.execute(";\n".join([*missing, executes]), prepare=False)
-        for _ in range(len(missing) + len(self.prepared) - 1):
+        cursor.execute(executes, prepare=False)
+        for _ in range(len(self.prepared) - 1):
             cursor.nextset()
         return self.last.read(cursor.fetchone())
