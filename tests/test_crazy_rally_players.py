@@ -7,7 +7,7 @@ positions are ones it used to lose."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from puzzles import get_game
 from puzzles.crazy_rally.cards import ADJUSTMENTS, DECK_IDS
@@ -27,7 +27,7 @@ def position(hand: list[str], supply: list[str], track: list[str], **fields: Any
         start = GAME.apply(start, GAME.legal_actions(start)[0])
     rest = sorted(card for card in DECK_IDS if card not in {*hand, *supply})
     turn = 14 - len(track)
-    return {
+    built: dict[str, Any] = {
         **start,
         "hand": hand,
         "supply": supply + rest,
@@ -35,6 +35,7 @@ def position(hand: list[str], supply: list[str], track: list[str], **fields: Any
         "turn": turn,
         **fields,
     }
+    return cast(State, built)
 
 
 def played_on(state: State) -> tuple[State, list[dict[str, Any]]]:
