@@ -44,6 +44,16 @@ def played_on(state: State) -> tuple[State, list[dict[str, Any]]]:
     return play_out(GAME, state, player.choose)
 
 
+def test_cr4_the_heuristic_player_takes_tyres_over_more_symbols_while_the_car_is_slow():
+    """Blue B10 (wheel, wheel, nut) or B12 (tyre, tyre) for a car of maximum speed 7:
+    the tyres (CR-4). Taking the card with more symbols left the car slow, and the
+    expert's tyre was charged at this step and again at the next (issue 26)."""
+    state = GAME.new_game("players")
+    state["pairs"]["blue"] = ["B10", "B12"]
+    choice = HeuristicPlayer().choose(state, GAME.legal_actions(state))
+    assert choice == {"type": "apply", "card": "B12"}
+
+
 def test_cr12_cr18_the_heuristic_player_spends_its_purple_cards_while_the_car_can_pay():
     """At the start: two purple cards in hand, more to come. Held for the blue and
     yellow cards, they come due late, each costing 1 body strength (CR-12), when the

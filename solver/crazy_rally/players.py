@@ -6,7 +6,8 @@
   the test round, sees only its own view, plays a speed event only when the turn
   gains more than the bonus the event is worth held (rule CR-20), trades a
   little distance for manoeuvrability and body strength, and plays a draw-two
-  event only when its hand runs short of adjustment cards. It counts body
+  event only when its hand runs short of adjustment cards. At the setup it
+  counts a tyre twice while the car's maximum speed is below 10. It counts body
   strength less the purple cards its hand will force it to play (CR-12), and it
   does not arrive at the next track card where no card left in its hand avoids
   a crash there (CR-17, CR-18).
@@ -22,7 +23,7 @@ from puzzles.base import Action
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS, TRACK, AdjustmentCard, TrackCard
 from puzzles.crazy_rally.engine import EVENT_BONUS, CrazyRally
 from puzzles.crazy_rally.rules import TurnResult, resolve_turn
-from puzzles.crazy_rally.states import State, View
+from puzzles.crazy_rally.states import CarSheet, State, View
 from puzzles.playout import Policy, play_out
 
 GAME = CrazyRally()
@@ -33,6 +34,8 @@ LOW_BODY = 3  # below this body strength every point lost weighs much more
 LOW_BODY_PENALTY = 4
 THIN_HAND = 2  # adjustment cards in hand, the played one included
 THIN_HAND_DRAW_VALUE = 4
+# The maximum speed the setup aims for: most white track cards are 10 or below (CR-1).
+TYRE_TARGET = 10
 # What a card drawn is, on average: a purple card or another adjustment card (CR-1, CR-5).
 _DRAWN = len(ADJUSTMENTS) + len(EVENTS)
 PURPLE_SHARE = sum(card.costs_body for card in ADJUSTMENTS.values()) / _DRAWN
@@ -70,16 +73,21 @@ class HeuristicPlayer:
     def choose(self, state: State, options: list[Action]) -> Action:
         view = GAME.view(state)
         if view["phase"] == "setup":
-            return max(options, key=lambda a: self._setup_value(a["card"]))
+            return max(options, key=lambda a: self._setup_value(view["car"], a["card"]))
         if view["phase"] == "preview":
             self.track = [card["id"] for card in view["track"] or []]
             return options[0]
         return max(options, key=lambda a: self._drive_value(view, a))
 
     @staticmethod
-    def _setup_value(card_id: str) -> tuple[int, int]:
+    def _setup_value(car: CarSheet, card_id: str) -> tuple[int, int]:
+        """More symbols first, then more wheels; a tyre counts twice while the car's
+        maximum speed is below TYRE_TARGET (CR-4). With symbols alone a car kept
+        wheels and nuts over tyres, and the expert's better pick at each setup step
+        was charged again at the next one, though one of them was enough."""
         symbols = ADJUSTMENTS[card_id].symbols
-        return len(symbols), symbols.count("wheel")
+        tyres = min(symbols.count("tyre"), max(0, TYRE_TARGET - car["max_speed"]))
+        return len(symbols) + tyres, symbols.count("wheel")
 
     def _drive_value(self, view: View, action: Action) -> float:
         events = {card["id"]: card["effect"] for card in view["events"]}
