@@ -127,7 +127,7 @@ class HeuristicPlayer:
         drawn run out it is a purple one, costing 1 body each (CR-12). Playing a purple
         card now or later then costs the same; holding one costs nothing only when the
         race ends before it must be played."""
-        left = [ADJUSTMENTS[card["id"]] for card in view["hand"] if card["id"] != action["card"]]
+        left = _adjustments_left(view, action)
         purples = sum(card.costs_body for card in left)
         short = turns_left - (len(left) - purples) - OTHER_SHARE * turns_left
         return min(purples + PURPLE_SHARE * turns_left, max(0.0, short))
@@ -146,7 +146,7 @@ class HeuristicPlayer:
         """A crash on the next card that no card left in hand avoids (CR-15 to CR-17):
         the run is lost when its damage eliminates the car (CR-18) or it is the last
         card (CR-20)."""
-        left = [ADJUSTMENTS[card["id"]] for card in view["hand"] if card["id"] != action["card"]]
+        left = _adjustments_left(view, action)
         effects = [card["effect"] for card in view["events"] if card["id"] != action["event"]]
         miss = _closest_miss(result.speed, view["car"]["max_speed"], left, effects, upcoming)
         if not miss or result.manoeuvrability >= upcoming.difficulty + miss:
@@ -154,6 +154,11 @@ class HeuristicPlayer:
         if upcoming_last or result.body <= upcoming.damage:
             return RUN_LOST_PENALTY
         return CRASH_PENALTY + BODY_WEIGHT * upcoming.damage
+
+
+def _adjustments_left(view: View, action: Action) -> list[AdjustmentCard]:
+    """The adjustment cards in hand once action's card is played."""
+    return [ADJUSTMENTS[card["id"]] for card in view["hand"] if card["id"] != action["card"]]
 
 
 def _closest_miss(
