@@ -2,7 +2,7 @@
 every claim a step makes about a card, the car, an event or a track card is checked
 against the engine's stakes for that very action and what the engine does with it, and
 the whole lesson against the rules it must teach (docs/rules/crazy-rally.md, CR-n). The
-claims are also checked along a line the guided one does not take: the heuristic
+claims are also checked along a line the guided one does not take: the greedy
 player's on a seed where it crashes and passes a red card too slow."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from puzzles.crazy_rally.engine import EVENT_BONUS, CrazyRally
 from puzzles.crazy_rally.states import State, TurnReport
 from service.domain.guided import GUIDED_SEED
 from solver.crazy_rally.lesson import RULE_NUMBERS, RULES, teach
-from solver.crazy_rally.players import heuristic_actions
+from solver.crazy_rally.players import greedy_actions
 from solver.crazy_rally.solver import find_optimum
 from solver.kit import Lesson
 
@@ -43,7 +43,8 @@ class Played:
 
 
 # The lines told: the guided one, and one through a crash and a red card passed too slow.
-CRASH_SEED = "lesson-10"
+# The greedy player's line: the heuristic player brakes for the crashes it sees coming.
+CRASH_SEED = "lesson-22"
 LINES = ["guided", "crash"]
 
 
@@ -51,7 +52,7 @@ LINES = ["guided", "crash"]
 def taught(line: str = "guided") -> tuple[Lesson, dict[str, int]]:
     if line == "guided":
         return teach(GUIDED_SEED)
-    return teach(CRASH_SEED, heuristic_actions(CRASH_SEED))
+    return teach(CRASH_SEED, greedy_actions(CRASH_SEED))
 
 
 def guided() -> Lesson:
