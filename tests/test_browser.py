@@ -38,7 +38,7 @@ from puzzles import GAMES
 from puzzles.base import IllegalAction
 from puzzles.crazy_rally.cards import ADJUSTMENTS, EVENTS
 from puzzles.crazy_rally.rules import speed_after_cards
-from puzzles.playout import play_out, random_playout, seeded_chooser
+from puzzles.playout import random_playout, seeded_chooser
 from puzzles.rallye_raser.track import card_index, lane_fits
 from service.clock import Clock
 from service.config import Config
@@ -53,7 +53,7 @@ from service.web.app import create_app
 from solver import expert, solve
 from solver.crazy_rally.players import heuristic_actions as crazy_rally_heuristic
 from solver.rallye_raser.players import heuristic_actions
-from tests.api_support import attempt_batches
+from tests.api_support import attempt_batches, unfinished_run
 from tests.browser_support import (
     CLICKS,
     CONFIRM_DRIVE,
@@ -1978,28 +1978,6 @@ def play_daily_by_api(page: Page, puzzle: PuzzleRecord, line: list[Any] | None =
     return over.json()["run"]
 
 
-def eliminated_line(seed: str) -> list[Any]:
-    """A Crazy Rally run that ends eliminated (CR-18): always accelerating, the card
-    picked at random, tried with one chooser after another until one crashes out."""
-    game = GAMES["crazy-rally"]
-    for attempt in range(50):
-        final, line = play_out(game, game.new_game(seed), reckless(f"{seed}-{attempt}"))
-        if game.view(final)["outcome"] == "eliminated":
-            return line
-    raise AssertionError(f"no reckless line of {seed} ends eliminated")
-
-
-def reckless(name: str) -> Callable[[Any, list[Any]], Any]:
-    """Always accelerating when it may, the card at random."""
-    pick = seeded_chooser(name, "reckless")
-
-    def choose(_state: Any, options: list[Any]) -> Any:
-        faster = [option for option in options if option.get("mode") == "accelerate"]
-        return (faster or options)[pick(len(faster or options))]
-
-    return choose
-
-
 def test_a_daily_attempt_that_did_not_finish_is_the_days_attempt_not_practice(
     open_page: OpenPage, solved_daily: DailyOf
 ):
@@ -2007,7 +1985,8 @@ def test_a_daily_attempt_that_did_not_finish_is_the_days_attempt_not_practice(
     result page says so, and does not call it a practice run."""
     puzzle = solved_daily("crazy-rally", daily.today())
     page = open_page("/")
-    page.goto(f"/runs/{play_daily_by_api(page, puzzle, eliminated_line(puzzle.seed))}")
+    line = unfinished_run(GAMES["crazy-rally"], puzzle.seed)
+    page.goto(f"/runs/{play_daily_by_api(page, puzzle, line)}")
     expect(page.locator("#your-tiebreak")).to_have_text("did not finish")
     expect(page.locator("#official")).to_have_text(
         "The day's attempt, unfinished: it has no place on the leaderboard."

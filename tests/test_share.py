@@ -24,7 +24,13 @@ from service.web import previews
 from service.web.api.common import CACHE_SECONDS
 from solver import solve
 from solver.rallye_raser.players import heuristic_actions
-from tests.api_support import client_of, finished_run, play_attempt, todays_daily
+from tests.api_support import (
+    client_of,
+    finished_run,
+    play_attempt,
+    todays_daily,
+    unfinished_run,
+)
 
 MAX_PREVIEW_BYTES = 100 * 1024
 CARD_IDS = [card["id"] for cards in json.loads(DATA_FILE.read_text()).values() for card in cards]
@@ -108,6 +114,18 @@ def test_the_share_of_todays_daily_gives_nothing_of_its_puzzle_away(
     assert [int(number) for number in re.findall(r"\d+", told_text)] == expected
     assert not re.search(r"\d", share["strip"])
     assert url == f"{app.extensions['rally'].config.public_url}/runs/{played['run']}"
+
+
+def test_a_daily_attempt_that_did_not_finish_is_not_called_practice(app: Flask, api_store: Store):
+    """The player's one attempt at today's daily ended unfinished (CR-18): it is no
+    official run, but no practice run either."""
+    puzzle = todays_daily(api_store, "crazy-rally")
+    played = play_attempt(
+        client_of(app), puzzle, unfinished_run(get_game("crazy-rally"), puzzle.seed)
+    )
+    title, result, *_ = share_of(client_of(app), played["run"])["text"].split("\n")
+    assert title == f"Rally Daily · Crazy Rally #{puzzle.number}"
+    assert result == "did not finish"
 
 
 def test_a_practice_run_says_practice(app: Flask):

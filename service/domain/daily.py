@@ -19,7 +19,9 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from puzzles import GAMES
 from service.clock import CLOCK
+from service.storage.database import aware
 from service.storage.puzzles import PuzzleRecord
+from service.storage.runs import RunRecord
 
 # Puzzle number 1 is the daily of this date.
 from service.storage.store import Store
@@ -62,6 +64,14 @@ def seconds_until_revealed(day: date) -> int:
 def starts_within(day: date, span: timedelta) -> bool:
     """True once the daily of day starts (00:00 UTC) within span from now, or has started."""
     return datetime.combine(day, time.min, UTC) - CLOCK.now() <= span
+
+
+def is_days_attempt(run: RunRecord, puzzle: PuzzleRecord) -> bool:
+    """Whether run is its player's attempt at a daily, stored on the daily's own day:
+    official when it finished first, else an attempt that did not finish. Practice of a
+    daily opens only once its day is over, so no other run of it is stored that day."""
+    stored_on = aware(run.created_at).astimezone(UTC).date()
+    return puzzle.daily_date is not None and stored_on == puzzle.daily_date
 
 
 def commitment(game: str, rules_version: str, seed: str) -> str:

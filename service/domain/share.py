@@ -44,7 +44,7 @@ class ShareFacts:
 
     game: str
     number: int | None  # the daily's number; None for a practice seed
-    practice: bool  # not an official run
+    practice: bool  # not its player's attempt at a daily on the daily's day
     score: int | None  # None: the run did not finish
     tiebreak: int
     optimum: int | None  # None until solved (or when no run can finish)

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
+from service.domain import daily
 from service.domain.share import ShareFacts, marks, strip
 from service.storage.leagues import LeagueRecord
 from service.storage.runs import RunRecord
@@ -67,7 +68,7 @@ def share_facts(run: RunRecord, puzzle_id: int) -> ShareFacts:
     return ShareFacts(
         game=puzzle.game,
         number=puzzle.number,
-        practice=not run.official,
+        practice=not daily.is_days_attempt(run, puzzle),
         score=run.score,
         tiebreak=run.tiebreak,
         optimum=puzzle.optimum,
