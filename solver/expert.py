@@ -106,7 +106,7 @@ def player_views(game_name: str, seed: str, actions: list[Action]) -> Iterator[d
         yield watcher.current()
 
 
-def _sample_name(view: dict[str, Any], rng_seed: int, index: int) -> str:
+def sample_name(view: dict[str, Any], rng_seed: int, index: int) -> str:
     """The sample string of one sampled state: from rng_seed and the view only."""
     text = json.dumps([rng_seed, index, view], sort_keys=True, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
@@ -138,7 +138,7 @@ def candidates(game_name: str, view: dict[str, Any], rng_seed: int, samples: int
     if view.get("over") or view.get("phase") == "over":
         raise ValueError("the game is over: there is nothing to choose")
     states = [
-        game.sample_state(view, view["seen"], _sample_name(view, rng_seed, i))
+        game.sample_state(view, view["seen"], sample_name(view, rng_seed, i))
         for i in range(samples)
     ]
     actions: list[Action] = []
@@ -263,8 +263,8 @@ def grade(
     if _parts(game_name).rollouts is None:
         return _exact_grade(game_name, found, chosen)
     best, measured = _measure(game_name, found, chosen)
-    _sharpen(game_name, view, rng_seed, found, measured, (best, chosen))
-    expert, player = measured[best], measured[chosen]
+    first = _sharpen(game_name, view, rng_seed, found, measured, (best, chosen))
+    expert, player = measured[best][first:], measured[chosen][first:]
     points = [e[0] - p[0] for e, p in zip(expert, player, strict=True)]
     tiebreak = [e[1] - p[1] for e, p in zip(expert, player, strict=True)]
     return {
@@ -282,26 +282,38 @@ def _sharpen(
     found: Candidates,
     measured: dict[int, list[tuple[float, float]]],
     pair: tuple[int, int],
-) -> None:
-    """More sampled states for the expert's and the player's choices while the loss's
-    error is above the game's bound: a grade is worth its precision, and the two
-    choices are all it needs (the expert's choice is already made)."""
+) -> int:
+    """Sampled states beyond those the expert chose on, for the expert's and the player's
+    choices: a batch, then more while the loss's error over them is above the game's
+    bound. Returns the first sample the loss reads.
+
+    The expert's choice won on the samples it was made on, so its lead there is
+    overstated (the best of several noisy means); the later samples measure it without
+    that bias. A choice the same as the expert's loses nothing on any sample. A grade
+    is worth its precision, and the two choices are all it needs."""
     rollouts, game = _rollouts(game_name), get_game(game_name)
     best, chosen = pair
-    while len(found.states) < rollouts.grade_samples and _loss_error(measured, pair) > (
-        rollouts.grade_error
+    if best == chosen:
+        return 0
+    chosen_on = len(found.states)
+    most = max(rollouts.grade_samples, chosen_on + rollouts.samples)
+    while len(found.states) == chosen_on or (
+        len(found.states) < most and _loss_error(measured, pair, chosen_on) > rollouts.grade_error
     ):
         start = len(found.states)
         found.states.extend(
-            game.sample_state(view, view["seen"], _sample_name(view, rng_seed, i))
-            for i in range(start, min(start + rollouts.samples, rollouts.grade_samples))
+            game.sample_state(view, view["seen"], sample_name(view, rng_seed, i))
+            for i in range(start, min(start + rollouts.samples, most))
         )
-        for index in {best, chosen}:
+        for index in pair:
             measured[index] += _results(game_name, found, index, range(start, len(found.states)))
+    return chosen_on
 
 
-def _loss_error(measured: dict[int, list[tuple[float, float]]], pair: tuple[int, int]) -> float:
-    expert, player = measured[pair[0]], measured[pair[1]]
+def _loss_error(
+    measured: dict[int, list[tuple[float, float]]], pair: tuple[int, int], first: int
+) -> float:
+    expert, player = measured[pair[0]][first:], measured[pair[1]][first:]
     return _mean_error([e[0] - p[0] for e, p in zip(expert, player, strict=True)])[1]
 
 

@@ -46,8 +46,9 @@ class Rollouts(Generic[S]):
     """How the expert measures a choice by playing on: `outlook` is the (points,
     tie-break) of a base player played on to the end from a state; each decision is
     measured on `samples` sampled states, `screen_samples` of which first screen every
-    candidate. A graded decision takes `samples` more at a time, up to `grade_samples`
-    in all, while its loss's 95% error in points is above `grade_error`."""
+    candidate. A graded decision's loss is measured on further states, never on those
+    the expert chose on: `samples` more at a time, up to `grade_samples` in all, while
+    its 95% error in points is above `grade_error`."""
 
     outlook: Callable[[S], tuple[float, float]]
     samples: int

@@ -20,9 +20,10 @@ from puzzles.rallye_raser.engine import start_state
 from puzzles.rallye_raser.track import CARDS, card_sections
 from puzzles.rng import dice, shuffled
 from service.operations.cli import main
-from solver.expert import PlayerView, analyse, choose, par, player_views
+from solver.expert import PlayerView, analyse, choose, grade, par, player_views, sample_name
 from solver.rallye_raser.players import heuristic_actions
-from solver.registry import KITS
+from solver.registry import KITS, registered
+from tests import hill_climb
 
 games = pytest.mark.parametrize("game_name", sorted(GAMES))
 
@@ -286,3 +287,26 @@ def test_unknown_cards_are_drawn_from_the_cards_not_seen():
     undrawn = [entry["id"] for entry in sampled["deck"][2:]]
     assert len(undrawn) == view["cards_remaining"]
     assert not seen & set(undrawn) and set(undrawn) <= set(CARDS)
+
+
+def test_a_loss_is_measured_on_samples_other_than_those_the_expert_chose_on():
+    """The expert's choice is the best of several noisy means on its samples, so its lead
+    there is overstated: a player's loss is read on the sampled states after them."""
+    with registered(hill_climb.KIT):
+        game, rollouts = hill_climb.GAME, hill_climb.KIT.expert.rollouts
+        assert rollouts is not None
+        state = game.new_game("climb-1")
+        watcher = PlayerView(hill_climb.GAME.name)
+        watcher.see(game.view(state))
+        view = watcher.current()
+        rest = next(a for a in game.legal_actions(state) if a["type"] == "rest")
+        graded = grade(hill_climb.GAME.name, view, rest)
+        assert graded is not None and graded["expert"] != rest
+        fresh = range(rollouts.samples, rollouts.grade_samples)
+        states = [game.sample_state(view, view["seen"], sample_name(view, 0, i)) for i in fresh]
+        losses = [
+            rollouts.outlook(game.apply(s, graded["expert"]))[0]
+            - rollouts.outlook(game.apply(s, rest))[0]
+            for s in states
+        ]
+        assert graded["loss"]["points"] == pytest.approx(sum(losses) / len(losses), abs=1e-3)

@@ -60,7 +60,7 @@ KIT = GameKit(
             samples=24,
             screen_samples=6,
             grade_error=0.75,
-            grade_samples=384,
+            grade_samples=1024,
         ),
     ),
     presentation=Presentation(
