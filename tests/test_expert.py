@@ -293,7 +293,7 @@ def test_a_loss_is_measured_on_samples_other_than_those_the_expert_chose_on():
     """The expert's choice is the best of several noisy means on its samples, so its lead
     there is overstated: a player's loss is read on the sampled states after them."""
     with registered(hill_climb.KIT):
-        game, rollouts = hill_climb.GAME, hill_climb.KIT.expert.rollouts
+        game, rollouts = get_game(hill_climb.GAME.name), hill_climb.KIT.expert.rollouts
         assert rollouts is not None
         state = game.new_game("climb-1")
         watcher = PlayerView(hill_climb.GAME.name)
